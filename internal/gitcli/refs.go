@@ -1,0 +1,93 @@
+package gitcli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ZeroOID is the all-zero object id: as an old value it means "the ref must
+// not exist yet"; as a new value it means "delete the ref".
+const ZeroOID = "0000000000000000000000000000000000000000"
+
+// RefUpdate is one compare-and-swap: move Ref from Old to New.
+type RefUpdate struct {
+	Ref string
+	New string
+	Old string
+}
+
+// RefConflictError means a ref was not at the expected old value: someone
+// else moved it first. Nothing was changed.
+type RefConflictError struct {
+	Ref    string
+	Detail string
+}
+
+func (e *RefConflictError) Error() string {
+	return fmt.Sprintf("ref %s moved concurrently: %s", e.Ref, e.Detail)
+}
+
+var lockFailure = regexp.MustCompile(`cannot lock ref '([^']+)': (.*)`)
+
+// UpdateRefs applies all updates in one atomic `git update-ref --stdin`
+// transaction: either every ref moves from its Old to its New value, or
+// none moves. A lost race yields *RefConflictError.
+func (r *Runner) UpdateRefs(ctx context.Context, reflogMsg string, updates ...RefUpdate) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	in.WriteString("start\n")
+	for _, u := range updates {
+		if strings.ContainsAny(u.Ref, " \n\x00") {
+			return fmt.Errorf("update ref: invalid ref name %q", u.Ref)
+		}
+		fmt.Fprintf(&in, "update %s %s %s\n", u.Ref, u.New, u.Old)
+	}
+	in.WriteString("prepare\ncommit\n")
+	args := []string{"update-ref", "--stdin"}
+	if reflogMsg != "" {
+		args = append(args, "-m", reflogMsg)
+	}
+	if _, err := r.Run(ctx, &in, args...); err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) {
+			if m := lockFailure.FindStringSubmatch(ge.Stderr); m != nil {
+				return &RefConflictError{Ref: m[1], Detail: strings.TrimSpace(m[2])}
+			}
+		}
+		return fmt.Errorf("update refs: %w", err)
+	}
+	return nil
+}
+
+// RefEntry is one line of for-each-ref.
+type RefEntry struct {
+	Name string
+	OID  string
+}
+
+// ForEachRef lists refs under the given patterns (e.g. "refs/uwf/threads/").
+func (r *Runner) ForEachRef(ctx context.Context, patterns ...string) ([]RefEntry, error) {
+	args := append([]string{"for-each-ref", "--format=%(objectname) %(refname)"}, patterns...)
+	out, err := r.Run(ctx, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	var refs []RefEntry
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line == "" {
+			continue
+		}
+		oid, name, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		refs = append(refs, RefEntry{Name: name, OID: oid})
+	}
+	return refs, nil
+}

@@ -1,0 +1,73 @@
+package moderator
+
+// Reserved graph node names. They can never be role names.
+const (
+	Start   = "$START"
+	End     = "$END"
+	Suspend = "$SUSPEND"
+)
+
+// DefaultStatus is the status key used for $START and for outputs without a
+// "$status" field.
+const DefaultStatus = "_"
+
+// GraphForm says which of the two YAML routing forms a workflow was written in.
+type GraphForm string
+
+const (
+	// StatusMap is graph[role][status] = {role, prompt, location}.
+	StatusMap GraphForm = "status"
+	// Transitions is graph[role] = [{role, condition, prompt}] with named conditions.
+	Transitions GraphForm = "conditions"
+)
+
+// Workflow is a loaded, validated workflow definition. Role schemas are kept
+// inline as decoded JSON (map[string]any); callers that store a workflow in the
+// object database replace them with schema aliases themselves.
+type Workflow struct {
+	Name        string
+	Description string
+	// Roles by name; RoleOrder keeps the order of the YAML file.
+	Roles     map[string]*Role
+	RoleOrder []string
+	Form      GraphForm
+	// Graph maps a source node ($START or a role) to its outgoing edges, in
+	// file order. Edges are tried in order; for the status-map form the guard
+	// is Edge.Status, for the transitions form it is Edge.Condition.
+	Graph     map[string][]Edge
+	NodeOrder []string
+	// Conditions are the named conditions of the transitions form.
+	Conditions map[string]Condition
+}
+
+// Role is one role of a workflow.
+type Role struct {
+	Name         string
+	Description  string
+	Goal         string
+	Capabilities []string
+	Procedure    string
+	Output       string
+	// Frontmatter is the JSON Schema (decoded JSON) the role's output must satisfy.
+	Frontmatter map[string]any
+}
+
+// Edge is one outgoing transition of a graph node.
+type Edge struct {
+	From string
+	To   string // a role, End or Suspend
+	// Status is the guard of a status-map edge ("_" for the default edge).
+	Status string
+	// Condition names the guard of a transitions edge; "" matches always.
+	Condition string
+	// Prompt and Location are Mustache templates over the previous output.
+	Prompt   string
+	Location string
+}
+
+// Condition is a named boolean expression over {start, steps}.
+type Condition struct {
+	Name        string
+	Description string
+	Expression  string
+}
