@@ -1,0 +1,95 @@
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"time"
+)
+
+// IOStreams holds the standard streams of one command invocation and what is
+// known about them. The zero value is not useful; use [System] or [Test].
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdinTTY  bool
+	stdoutTTY bool
+	stderrTTY bool
+	noColor   bool
+
+	// now and tick drive StartProgress; tests in this package replace them.
+	now  func() time.Time
+	tick time.Duration
+}
+
+// System returns streams wrapping os.Stdin, os.Stdout and os.Stderr, with
+// terminal detection done once, here. Colour is disabled when the NO_COLOR
+// environment variable is set to a non-empty value.
+func System() *IOStreams {
+	return &IOStreams{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		stdinTTY:  isTerminal(os.Stdin),
+		stdoutTTY: isTerminal(os.Stdout),
+		stderrTTY: isTerminal(os.Stderr),
+		noColor:   os.Getenv("NO_COLOR") != "",
+		now:       time.Now,
+		tick:      100 * time.Millisecond,
+	}
+}
+
+// Test returns streams backed by fresh buffers, none of them a terminal.
+func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	ios = &IOStreams{
+		In:     in,
+		Out:    out,
+		ErrOut: errOut,
+		now:    time.Now,
+		tick:   100 * time.Millisecond,
+	}
+	return ios, in, out, errOut
+}
+
+// IsStdinTTY reports whether standard input is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// IsStdoutTTY reports whether standard output is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether standard error is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// SetStdinTTY overrides terminal detection for standard input.
+func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY = v }
+
+// SetStdoutTTY overrides terminal detection for standard output.
+func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = v }
+
+// SetStderrTTY overrides terminal detection for standard error.
+func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
+
+// SetNoColor disables (true) or re-allows (false) colour, as NO_COLOR does.
+func (s *IOStreams) SetNoColor(v bool) { s.noColor = v }
+
+// ColorEnabled reports whether output to Out may use colour: Out is a
+// terminal and NO_COLOR is not set.
+func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.noColor }
+
+// isTerminal reports whether f is a character device other than the null
+// device (which is a character device too, and what CI jobs often get as
+// stdin).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	if err == nil && os.SameFile(fi, null) {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,92 @@
+package iostreams
+
+import (
+	"os"
+	"testing"
+)
+
+func TestTestStreams(t *testing.T) {
+	ios, in, out, errOut := Test()
+	in.WriteString("input")
+	if _, err := ios.Out.Write([]byte("out")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ios.ErrOut.Write([]byte("err")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if n, _ := ios.In.Read(buf); string(buf[:n]) != "input" {
+		t.Errorf("In read %q, want %q", buf[:n], "input")
+	}
+	if out.String() != "out" || errOut.String() != "err" {
+		t.Errorf("out=%q errOut=%q", out, errOut)
+	}
+	if ios.IsStdinTTY() || ios.IsStdoutTTY() || ios.IsStderrTTY() {
+		t.Error("Test streams must not be terminals")
+	}
+}
+
+func TestTTYOverridesAndColor(t *testing.T) {
+	tests := []struct {
+		name                 string
+		stdin, stdout, stder bool
+		noColor              bool
+		wantColor            bool
+	}{
+		{name: "no tty", wantColor: false},
+		{name: "stdout tty", stdout: true, wantColor: true},
+		{name: "stdout tty, NO_COLOR", stdout: true, noColor: true, wantColor: false},
+		{name: "only stderr tty", stder: true, wantColor: false},
+		{name: "all tty", stdin: true, stdout: true, stder: true, wantColor: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := Test()
+			ios.SetStdinTTY(tt.stdin)
+			ios.SetStdoutTTY(tt.stdout)
+			ios.SetStderrTTY(tt.stder)
+			ios.SetNoColor(tt.noColor)
+			if got := ios.IsStdinTTY(); got != tt.stdin {
+				t.Errorf("IsStdinTTY = %v, want %v", got, tt.stdin)
+			}
+			if got := ios.IsStdoutTTY(); got != tt.stdout {
+				t.Errorf("IsStdoutTTY = %v, want %v", got, tt.stdout)
+			}
+			if got := ios.IsStderrTTY(); got != tt.stder {
+				t.Errorf("IsStderrTTY = %v, want %v", got, tt.stder)
+			}
+			if got := ios.ColorEnabled(); got != tt.wantColor {
+				t.Errorf("ColorEnabled = %v, want %v", got, tt.wantColor)
+			}
+		})
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	file, err := os.CreateTemp(t.TempDir(), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for _, f := range []*os.File{null, file} {
+		if isTerminal(f) {
+			t.Errorf("isTerminal(%s) = true, want false", f.Name())
+		}
+	}
+}
+
+func TestSystem(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	ios := System()
+	if ios.In != os.Stdin || ios.Out != os.Stdout || ios.ErrOut != os.Stderr {
+		t.Error("System must wrap the process streams")
+	}
+	if ios.ColorEnabled() {
+		t.Error("ColorEnabled with NO_COLOR set")
+	}
+}
