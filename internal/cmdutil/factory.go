@@ -1,0 +1,42 @@
+package cmdutil
+
+import (
+	"os"
+	"time"
+
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+)
+
+// Factory gives commands their dependencies. Fields are plain values or
+// functions, so a test builds one by hand and a command only builds what it
+// uses; expensive dependencies (a repository, the configuration) are added as
+// func fields that construct them on first call.
+//
+// Commands must resolve relative paths against Getwd, never os.Getwd: the
+// global -C flag replaces Getwd for the whole run.
+type Factory struct {
+	IO *iostreams.IOStreams
+
+	// Getwd returns the directory commands work in (honours -C).
+	Getwd func() (string, error)
+	// Getenv and Environ read the environment.
+	Getenv  func(string) string
+	Environ func() []string
+	// Now is the clock.
+	Now func() time.Time
+	// Executable returns the path of the running git-uwf binary.
+	Executable func() (string, error)
+}
+
+// NewFactory returns a Factory wired to the real process: ios, the working
+// directory, the environment, the clock and the executable path.
+func NewFactory(ios *iostreams.IOStreams) *Factory {
+	return &Factory{
+		IO:         ios,
+		Getwd:      os.Getwd,
+		Getenv:     os.Getenv,
+		Environ:    os.Environ,
+		Now:        time.Now,
+		Executable: os.Executable,
+	}
+}
