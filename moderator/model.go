@@ -1,5 +1,7 @@
 package moderator
 
+import "github.com/expr-lang/expr/vm"
+
 // Reserved graph node names. They can never be role names.
 const (
 	Start   = "$START"
@@ -38,6 +40,10 @@ type Workflow struct {
 	NodeOrder []string
 	// Conditions are the named conditions of the transitions form.
 	Conditions map[string]Condition
+
+	// programs holds the compiled Conditions, by name. It is filled when the
+	// workflow is loaded and only read afterwards.
+	programs map[string]*vm.Program
 }
 
 // Role is one role of a workflow.

@@ -1,0 +1,37 @@
+// Package moderator loads, validates and routes git-uwf workflows.
+//
+// A workflow is a YAML file of roles and a routing graph. [Load] and [Parse]
+// read one through an [io/fs.FS] (so `!include` can be resolved without the
+// package doing any I/O of its own), check its shape and its semantics, and
+// return a [Workflow]. Every problem is reported with its file, line and
+// column; semantic problems are collected and returned together as a
+// [*ValidationError].
+//
+// # Graph forms
+//
+// Two routing forms load into the same model of ordered [Edge]s:
+//
+//   - the status map, graph[role][status] = {role, prompt, location}, where the
+//     guard is the previous output's "$status" ([DefaultStatus] when absent and
+//     for [Start]);
+//   - the transitions form, graph[role] = [{role, condition, prompt, location}]
+//     with named conditions written in expr-lang/expr (the older JSONata-like
+//     spellings such as `$last('reviewer').approved = false` are translated).
+//
+// # Routing
+//
+// [Workflow.Route] is pure: given the thread's start and its steps (outputs
+// expanded), it returns the next [Decision] — another role ([Next]), the end of
+// the workflow ([Finish]) or a suspension ([Pause]) — with the edge prompt and
+// location rendered as Mustache templates (no HTML escaping) over the previous
+// output.
+//
+// # Storage
+//
+// [Workflow.Document] returns the JSON-able payload that is stored in the
+// object database, and [FromDocument] rebuilds (and re-validates) a workflow
+// from it.
+//
+// The package has no global mutable state, touches no files, git repository or
+// clock, and never panics on user input.
+package moderator

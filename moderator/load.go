@@ -1,0 +1,416 @@
+package moderator
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Load reads the workflow file at path (slash-separated, as for fs.FS) from
+// fsys, then parses and validates it like [Parse].
+func Load(fsys fs.FS, path string) (*Workflow, error) {
+	if fsys == nil {
+		return nil, fmt.Errorf("load workflow %s: no file system", path)
+	}
+	data, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, fmt.Errorf("load workflow: %w", err)
+	}
+	return Parse(fsys, path, data)
+}
+
+// Parse parses and validates the workflow YAML in data. path names the file
+// in fsys: it locates error messages, resolves `!include`s relative to its
+// directory, and gives the expected workflow name (the file stem, or the
+// directory name for <dir>/index.yaml). path may be empty when unknown, and
+// fsys may be nil when the file has no includes.
+//
+// Problems are returned together as a [*ValidationError].
+func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
+	var ps problems
+	l := &loader{fsys: fsys, probs: &ps}
+	root := l.parseYAML(path, data, nil)
+	if root == nil || l.aborted {
+		return nil, ps.err()
+	}
+	w, src := decode(root, &ps)
+	if path != "" && w.Name != "" {
+		if want := nameFromPath(path); want != "" && want != w.Name {
+			ps.add(src.name, "workflow name mismatch: file %q implies name %q but YAML declares name %q", fileLabel(path), want, w.Name)
+		}
+	}
+	validate(w, src, &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// fileLabel is how the name-mismatch message names a file: <dir>/index.yaml
+// keeps its directory, other files are named by their base name.
+func fileLabel(p string) string {
+	base := path.Base(p)
+	if stem := strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml"); stem == "index" {
+		if d := path.Base(path.Dir(p)); d != "." && d != "/" {
+			return d + "/" + base
+		}
+	}
+	return base
+}
+
+// nameFromPath returns the workflow name a file path implies: the stem of
+// x.yaml, or the directory name of <dir>/index.yaml ("" when unknown).
+func nameFromPath(p string) string {
+	base := path.Base(p)
+	ext := path.Ext(base)
+	if ext != ".yaml" && ext != ".yml" {
+		return ""
+	}
+	stem := strings.TrimSuffix(base, ext)
+	if stem == "index" {
+		d := path.Base(path.Dir(p))
+		if d == "." || d == "/" || d == "" {
+			return ""
+		}
+		return d
+	}
+	return stem
+}
+
+// source keeps the nodes that semantic validation points its problems at.
+type source struct {
+	name    *node
+	graph   *node // the graph key
+	graphOK bool  // the graph is a mapping in one form
+	roles   map[string]*roleSource
+	nodes   map[string]*node        // graph node keys
+	edges   map[string][]edgeSource // parallel to Workflow.Graph
+	conds   map[string]*condSource
+}
+
+type roleSource struct {
+	key         *node
+	frontmatter *node
+}
+
+type edgeSource struct {
+	at        *node // the status key or the sequence item
+	to        *node
+	prompt    *node
+	location  *node
+	condition *node
+}
+
+type condSource struct {
+	key        *node
+	expression *node
+}
+
+// decode checks the shape of a workflow document and builds the model,
+// collecting problems. It always returns a (possibly partial) workflow.
+func decode(root *node, ps *problems) (*Workflow, *source) {
+	w := &Workflow{
+		Roles:      map[string]*Role{},
+		Graph:      map[string][]Edge{},
+		Conditions: map[string]Condition{},
+		Form:       StatusMap,
+	}
+	src := &source{
+		roles: map[string]*roleSource{},
+		nodes: map[string]*node{},
+		edges: map[string][]edgeSource{},
+		conds: map[string]*condSource{},
+	}
+	if root.kind != mapNode {
+		ps.add(root, "a workflow must be a mapping, got %s", root.kindName())
+		return w, src
+	}
+	for i, k := range root.keys {
+		v := root.vals[i]
+		switch key := k.keyString(); key {
+		case "name":
+			s, ok := v.str()
+			if !ok {
+				ps.add(v, "name must be a string, got %s", v.kindName())
+			} else if s == "" {
+				ps.add(v, "name must not be empty")
+			}
+			w.Name = s
+			src.name = v
+		case "description":
+			w.Description = stringField(v, "description", ps)
+		case "roles":
+			decodeRoles(w, src, v, ps)
+		case "graph":
+			src.graph = k
+		case "conditions":
+		default:
+			ps.add(k, "unknown top-level key %q (want name, description, roles, graph, conditions)", key)
+		}
+	}
+	if root.keyNode("name") == nil {
+		ps.add(root, "missing required key \"name\"")
+	}
+	if root.keyNode("roles") == nil {
+		ps.add(root, "missing required key \"roles\"")
+	}
+	if g := root.get("graph"); src.graph == nil {
+		ps.add(root, "missing required key \"graph\"")
+	} else {
+		decodeGraph(w, src, g, ps)
+	}
+	if ck := root.keyNode("conditions"); ck != nil {
+		if w.Form != Transitions {
+			ps.add(ck, "conditions are only used by the transitions graph form (graph[node] = [edges])")
+		} else {
+			decodeConditions(w, src, root.get("conditions"), ps)
+		}
+	}
+	return w, src
+}
+
+func stringField(v *node, what string, ps *problems) string {
+	if v.isNull() {
+		return ""
+	}
+	s, ok := v.str()
+	if !ok {
+		ps.add(v, "%s must be a string, got %s", what, v.kindName())
+	}
+	return s
+}
+
+func decodeRoles(w *Workflow, src *source, v *node, ps *problems) {
+	if v.kind != mapNode {
+		ps.add(v, "roles must be a mapping of role names to roles, got %s", v.kindName())
+		return
+	}
+	if len(v.keys) == 0 {
+		ps.add(v, "roles must not be empty")
+		return
+	}
+	for i, k := range v.keys {
+		name := k.keyString()
+		r := &Role{Name: name}
+		rs := &roleSource{key: k}
+		w.Roles[name] = r
+		w.RoleOrder = append(w.RoleOrder, name)
+		src.roles[name] = rs
+		rv := v.vals[i]
+		if rv.kind != mapNode {
+			ps.add(rv, "role %q must be a mapping, got %s", name, rv.kindName())
+			continue
+		}
+		for j, fk := range rv.keys {
+			fv := rv.vals[j]
+			switch field := fk.keyString(); field {
+			case "description":
+				r.Description = stringField(fv, "description", ps)
+			case "goal":
+				r.Goal = stringField(fv, "goal", ps)
+			case "procedure":
+				r.Procedure = stringField(fv, "procedure", ps)
+			case "output":
+				r.Output = stringField(fv, "output", ps)
+			case "capabilities":
+				r.Capabilities = stringList(fv, "capabilities", ps)
+			case "frontmatter", "meta":
+				if rs.frontmatter != nil {
+					ps.add(fk, "role %q has both frontmatter and meta (meta is the old name of frontmatter)", name)
+					continue
+				}
+				rs.frontmatter = fv
+				if fv.kind != mapNode {
+					ps.add(fv, "role %q: %s must be a JSON Schema mapping, got %s", name, field, fv.kindName())
+					continue
+				}
+				r.Frontmatter, _ = fv.value().(map[string]any)
+			default:
+				ps.add(fk, "role %q: unknown key %q (want description, goal, capabilities, procedure, output, frontmatter)", name, field)
+			}
+		}
+		if rs.frontmatter == nil {
+			ps.add(k, "role %q has no frontmatter (the JSON Schema of its output)", name)
+		}
+	}
+}
+
+func stringList(v *node, what string, ps *problems) []string {
+	if v.isNull() {
+		return nil
+	}
+	if v.kind != seqNode {
+		ps.add(v, "%s must be a list of strings, got %s", what, v.kindName())
+		return nil
+	}
+	out := make([]string, 0, len(v.items))
+	for _, it := range v.items {
+		s, ok := it.str()
+		if !ok {
+			ps.add(it, "%s must be a list of strings, got %s in it", what, it.kindName())
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func decodeGraph(w *Workflow, src *source, g *node, ps *problems) {
+	if g.kind != mapNode {
+		ps.add(g, "graph must be a mapping of nodes to edges, got %s", g.kindName())
+		return
+	}
+	maps, seqs := 0, 0
+	for _, v := range g.vals {
+		switch v.kind {
+		case mapNode:
+			maps++
+		case seqNode:
+			seqs++
+		}
+	}
+	if maps > 0 && seqs > 0 {
+		ps.add(g, "graph mixes the status-map form (node: {status: edge}) and the transitions form (node: [edges]); use one")
+		return
+	}
+	if seqs > 0 {
+		w.Form = Transitions
+	}
+	src.graphOK = true
+	for i, k := range g.keys {
+		from := k.keyString()
+		v := g.vals[i]
+		w.NodeOrder = append(w.NodeOrder, from)
+		src.nodes[from] = k
+		w.Graph[from] = []Edge{}
+		switch {
+		case v.kind == mapNode && w.Form == StatusMap:
+			for j, sk := range v.keys {
+				e, es, ok := decodeEdge(from, v.vals[j], false, ps)
+				if !ok {
+					continue
+				}
+				e.Status = sk.keyString()
+				es.at = sk
+				w.Graph[from] = append(w.Graph[from], e)
+				src.edges[from] = append(src.edges[from], es)
+			}
+		case v.kind == seqNode:
+			for _, it := range v.items {
+				e, es, ok := decodeEdge(from, it, true, ps)
+				if !ok {
+					continue
+				}
+				es.at = it
+				w.Graph[from] = append(w.Graph[from], e)
+				src.edges[from] = append(src.edges[from], es)
+			}
+		default:
+			want := "a mapping of statuses to edges"
+			if w.Form == Transitions {
+				want = "a sequence of edges"
+			}
+			ps.add(v, "graph node %q must be %s, got %s", from, want, v.kindName())
+		}
+	}
+}
+
+func decodeEdge(from string, v *node, transitions bool, ps *problems) (Edge, edgeSource, bool) {
+	e := Edge{From: from}
+	es := edgeSource{}
+	if v.kind != mapNode {
+		ps.add(v, "edge from %q must be a mapping {role, prompt, ...}, got %s", from, v.kindName())
+		return e, es, false
+	}
+	for i, k := range v.keys {
+		f := v.vals[i]
+		switch key := k.keyString(); key {
+		case "role":
+			es.to = f
+			s, ok := f.str()
+			if !ok {
+				ps.add(f, "edge from %q: role must be a string, got %s", from, f.kindName())
+			}
+			e.To = s
+		case "prompt":
+			es.prompt = f
+			s, ok := f.str()
+			if !ok {
+				ps.add(f, "edge from %q: prompt must be a string, got %s", from, f.kindName())
+			}
+			e.Prompt = s
+		case "location":
+			es.location = f
+			e.Location = stringField(f, "edge location", ps)
+		case "condition":
+			if !transitions {
+				ps.add(k, "edge from %q: condition is only used by the transitions graph form", from)
+				continue
+			}
+			es.condition = f
+			e.Condition = stringField(f, "edge condition", ps)
+		default:
+			want := "role, prompt, location"
+			if transitions {
+				want = "role, condition, prompt, location"
+			}
+			ps.add(k, "edge from %q: unknown key %q (want %s)", from, key, want)
+		}
+	}
+	if es.to == nil {
+		ps.add(v, "edge from %q has no role", from)
+	}
+	if es.prompt == nil {
+		ps.add(v, "edge from %q has no prompt", from)
+	}
+	return e, es, true
+}
+
+func decodeConditions(w *Workflow, src *source, v *node, ps *problems) {
+	if v.isNull() {
+		return
+	}
+	if v.kind != mapNode {
+		ps.add(v, "conditions must be a mapping of names to conditions, got %s", v.kindName())
+		return
+	}
+	for i, k := range v.keys {
+		name := k.keyString()
+		c := Condition{Name: name}
+		cs := &condSource{key: k}
+		cv := v.vals[i]
+		switch cv.kind {
+		case scalarNode:
+			s, ok := cv.str()
+			if !ok {
+				ps.add(cv, "condition %q must be an expression string or {description, expression}, got %s", name, cv.kindName())
+				continue
+			}
+			c.Expression = s
+			cs.expression = cv
+		case mapNode:
+			for j, fk := range cv.keys {
+				fv := cv.vals[j]
+				switch field := fk.keyString(); field {
+				case "description":
+					c.Description = stringField(fv, "description", ps)
+				case "expression":
+					c.Expression = stringField(fv, "expression", ps)
+					cs.expression = fv
+				default:
+					ps.add(fk, "condition %q: unknown key %q (want description, expression)", name, field)
+				}
+			}
+			if cs.expression == nil {
+				ps.add(cv, "condition %q has no expression", name)
+				cs.expression = cv
+			}
+		default:
+			ps.add(cv, "condition %q must be an expression string or {description, expression}, got %s", name, cv.kindName())
+			continue
+		}
+		w.Conditions[name] = c
+		src.conds[name] = cs
+	}
+}

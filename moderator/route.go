@@ -1,0 +1,158 @@
+package moderator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// StepView is one step of a thread as the moderator sees it.
+type StepView struct {
+	Role string
+	// Output is the step's expanded structured output.
+	Output     map[string]any
+	Agent      string
+	EdgePrompt string
+}
+
+// StartView is the start of a thread.
+type StartView struct {
+	Workflow string
+	Prompt   string
+}
+
+// RouteContext is everything routing may look at: the thread's start and its
+// steps, oldest first, with outputs expanded.
+type RouteContext struct {
+	Start StartView
+	Steps []StepView
+}
+
+// DecisionKind says what a routing decision does.
+type DecisionKind int
+
+const (
+	// Next runs another role.
+	Next DecisionKind = iota + 1
+	// Finish ends the workflow ($END).
+	Finish
+	// Pause suspends the thread ($SUSPEND) until a human resumes it.
+	Pause
+)
+
+// String returns "next", "finish" or "pause".
+func (k DecisionKind) String() string {
+	switch k {
+	case Next:
+		return "next"
+	case Finish:
+		return "finish"
+	case Pause:
+		return "pause"
+	default:
+		return fmt.Sprintf("DecisionKind(%d)", int(k))
+	}
+}
+
+// Decision is the outcome of routing.
+type Decision struct {
+	Kind DecisionKind
+	// From is the node the edge leaves: the last step's role, or $START.
+	// For Pause it is the suspending role.
+	From string
+	// Status is the status that selected the edge (status-map form) or the
+	// previous output's "$status" when it has one (transitions form).
+	Status string
+	// Role is the next role; "" for Pause, End for Finish.
+	Role string
+	// Prompt is the rendered edge prompt (for Pause: the suspend message).
+	Prompt string
+	// Location is the rendered location template ("" when the edge has none).
+	Location string
+}
+
+// Route picks the edge to follow after the last step of ctx (or from $START
+// when there are no steps) and renders its prompt and location over the last
+// step's output.
+func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
+	from := Start
+	data := map[string]any{statusKey: DefaultStatus}
+	if n := len(ctx.Steps); n > 0 {
+		from = ctx.Steps[n-1].Role
+		data = ctx.Steps[n-1].Output
+		if data == nil {
+			data = map[string]any{}
+		}
+	}
+	status, _ := data[statusKey].(string)
+	edges, ok := w.Graph[from]
+	if !ok || len(edges) == 0 {
+		return Decision{}, fmt.Errorf("no transitions for role %q", from)
+	}
+
+	var edge Edge
+	switch w.Form {
+	case Transitions:
+		found := false
+		env := newExprEnv(ctx)
+		for _, e := range edges {
+			if e.Condition == "" {
+				edge, found = e, true
+				break
+			}
+			prog := w.programs[e.Condition]
+			if prog == nil {
+				return Decision{}, fmt.Errorf("route from %q: unknown condition %q", from, e.Condition)
+			}
+			ok, err := evalCondition(e.Condition, prog, env)
+			if err != nil {
+				return Decision{}, fmt.Errorf("route from %q: %w", from, err)
+			}
+			if ok {
+				edge, found = e, true
+				break
+			}
+		}
+		if !found {
+			return Decision{}, fmt.Errorf("no transition matched for role %q", from)
+		}
+	default:
+		if from == Start || status == "" {
+			status = DefaultStatus
+		}
+		found := false
+		for _, e := range edges {
+			if e.Status == status {
+				edge, found = e, true
+				break
+			}
+		}
+		if !found {
+			return Decision{}, fmt.Errorf("no transition for role %q with status %q", from, status)
+		}
+	}
+
+	prompt, err := renderTemplate(edge.Prompt, data)
+	if err != nil {
+		return Decision{}, fmt.Errorf("route from %q: edge prompt for %q: %w", from, edge.To, err)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return Decision{}, fmt.Errorf("edge prompt for %q rendered empty (template %q): the previous output lacks the fields it uses", edge.To, edge.Prompt)
+	}
+	d := Decision{From: from, Status: status, Prompt: prompt}
+	switch edge.To {
+	case End:
+		d.Kind, d.Role = Finish, End
+	case Suspend:
+		d.Kind = Pause
+	default:
+		d.Kind, d.Role = Next, edge.To
+		if edge.Location != "" {
+			loc, err := renderTemplate(edge.Location, data)
+			if err != nil {
+				return Decision{}, fmt.Errorf("route from %q: edge location for %q: %w", from, edge.To, err)
+			}
+			d.Location = strings.TrimSpace(loc)
+		}
+	}
+	return d, nil
+}
