@@ -1,0 +1,265 @@
+package objects
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// IsUWFRef reports whether the alias index follows the ref name:
+// refs/uwf/... and refs/remotes/<remote>/uwf/....
+func IsUWFRef(name string) bool {
+	if strings.HasPrefix(name, "refs/uwf/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "refs/remotes/")
+	if !ok {
+		return false
+	}
+	_, rest, ok = strings.Cut(rest, "/")
+	return ok && strings.HasPrefix(rest, "uwf/")
+}
+
+type tip struct {
+	name string
+	hash plumbing.Hash
+}
+
+// listTips returns the uwf ref tips sorted by name and their digest.
+func (s *Store) listTips() ([]tip, string, error) {
+	iter, err := s.st.IterReferences()
+	if err != nil {
+		return nil, "", fmt.Errorf("list refs: %w", err)
+	}
+	var tips []tip
+	err = iter.ForEach(func(r *plumbing.Reference) error {
+		if r.Type() == plumbing.HashReference && IsUWFRef(r.Name().String()) {
+			tips = append(tips, tip{r.Name().String(), r.Hash()})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("list refs: %w", err)
+	}
+	slices.SortFunc(tips, func(a, b tip) int { return strings.Compare(a.name, b.name) })
+	d := xxhash.New()
+	for _, t := range tips {
+		fmt.Fprintf(d, "%s %s\n", t.name, t.hash)
+	}
+	return tips, fmt.Sprintf("%016x", d.Sum64()), nil
+}
+
+// Refresh brings the alias index up to date with the uwf refs: it indexes
+// the trees of every commit reachable from a ref tip that is not indexed yet.
+// It is cheap when no tip moved.
+func (s *Store) Refresh(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.idx.ensure(); err != nil {
+		return err
+	}
+	return s.refreshLocked(ctx)
+}
+
+func (s *Store) refreshLocked(ctx context.Context) error {
+	if err := s.idx.sync(); err != nil {
+		return err
+	}
+	tips, digest, err := s.listTips()
+	if err != nil {
+		return err
+	}
+	if digest == s.idx.tips {
+		return nil
+	}
+	sc := newScanner(s, func(c plumbing.Hash) bool { _, ok := s.idx.commits[c]; return ok })
+	if err := sc.scanTips(ctx, tips); err != nil {
+		return fmt.Errorf("refresh alias index: %w", err)
+	}
+	var safe, claims []string
+	for _, e := range sc.entries {
+		if !s.idx.has(e.alias, e.oid) {
+			safe = append(safe, aliasRecord(e.alias, e.oid))
+		}
+	}
+	for _, c := range sc.commits {
+		claims = append(claims, commitRecord(c))
+	}
+	claims = append(claims, tipsRecord(digest))
+	s.idx.appendRecords(safe, claims)
+	return nil
+}
+
+// Reindex rebuilds the alias index from the uwf refs alone, replacing
+// whatever it held, and returns the number of aliases indexed.
+func (s *Store) Reindex(ctx context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tips, digest, err := s.listTips()
+	if err != nil {
+		return 0, err
+	}
+	sc := newScanner(s, func(plumbing.Hash) bool { return false })
+	if err := sc.scanTips(ctx, tips); err != nil {
+		return 0, fmt.Errorf("reindex: %w", err)
+	}
+	seen := map[Alias]struct{}{}
+	var recs []string
+	for _, e := range sc.entries {
+		seen[e.alias] = struct{}{}
+		recs = append(recs, aliasRecord(e.alias, e.oid))
+	}
+	for _, c := range sc.commits {
+		recs = append(recs, commitRecord(c))
+	}
+	recs = append(recs, tipsRecord(digest))
+	if err := s.idx.replace(recs); err != nil {
+		return 0, err
+	}
+	s.idx.loaded = true
+	return len(seen), nil
+}
+
+type entry struct {
+	alias Alias
+	oid   plumbing.Hash
+}
+
+// scanner collects alias entries from commit trees, in an order where every
+// commit comes after its ancestors and after its own entries.
+type scanner struct {
+	s       *Store
+	known   func(plumbing.Hash) bool
+	done    map[plumbing.Hash]bool // commits visited in this scan
+	trees   map[plumbing.Hash]bool // trees walked in this scan
+	pairs   map[entry]bool
+	entries []entry
+	commits []plumbing.Hash
+}
+
+func newScanner(s *Store, known func(plumbing.Hash) bool) *scanner {
+	return &scanner{s: s, known: known, done: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash]bool{}, pairs: map[entry]bool{}}
+}
+
+func (sc *scanner) scanTips(ctx context.Context, tips []tip) error {
+	for _, t := range tips {
+		if err := sc.scanObject(ctx, t.hash, 0); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	return nil
+}
+
+// scanObject indexes whatever a ref points at: a commit, a tree or a tag.
+func (sc *scanner) scanObject(ctx context.Context, h plumbing.Hash, depth int) error {
+	if depth > 16 {
+		return nil
+	}
+	obj, err := sc.s.st.EncodedObject(plumbing.AnyObject, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil // missing (shallow or partial clone): nothing to index
+	}
+	if err != nil {
+		return err
+	}
+	switch obj.Type() {
+	case plumbing.CommitObject:
+		return sc.scanHistory(ctx, h)
+	case plumbing.TreeObject:
+		return sc.scanTree(h)
+	case plumbing.TagObject:
+		tag, err := object.DecodeTag(sc.s.st, obj)
+		if err != nil {
+			return err
+		}
+		return sc.scanObject(ctx, tag.Target, depth+1)
+	}
+	return nil
+}
+
+// scanHistory walks a commit's not-yet-indexed history, ancestors first.
+func (sc *scanner) scanHistory(ctx context.Context, tipHash plumbing.Hash) error {
+	type frame struct {
+		c    *object.Commit
+		next int // index of the next parent to visit
+	}
+	visit := func(h plumbing.Hash) (*object.Commit, error) {
+		if sc.done[h] || sc.known(h) {
+			return nil, nil
+		}
+		sc.done[h] = true
+		c, err := object.GetCommit(sc.s.st, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, nil
+		}
+		return c, err
+	}
+	root, err := visit(tipHash)
+	if err != nil || root == nil {
+		return err
+	}
+	stack := []frame{{c: root}}
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		top := &stack[len(stack)-1]
+		if top.next < len(top.c.ParentHashes) {
+			p := top.c.ParentHashes[top.next]
+			top.next++
+			c, err := visit(p)
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				stack = append(stack, frame{c: c})
+			}
+			continue
+		}
+		if err := sc.scanTree(top.c.TreeHash); err != nil {
+			return err
+		}
+		sc.commits = append(sc.commits, top.c.Hash)
+		stack = stack[:len(stack)-1]
+	}
+	return nil
+}
+
+// scanTree records every blob entry named by an alias, recursively.
+func (sc *scanner) scanTree(h plumbing.Hash) error {
+	if sc.trees[h] {
+		return nil
+	}
+	sc.trees[h] = true
+	t, err := object.GetTree(sc.s.st, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range t.Entries {
+		switch e.Mode {
+		case filemode.Dir:
+			if err := sc.scanTree(e.Hash); err != nil {
+				return err
+			}
+		case filemode.Regular, filemode.Executable, filemode.Deprecated:
+			if IsAlias(e.Name) {
+				en := entry{Alias(e.Name), e.Hash}
+				if !sc.pairs[en] {
+					sc.pairs[en] = true
+					sc.entries = append(sc.entries, en)
+				}
+			}
+		}
+	}
+	return nil
+}
