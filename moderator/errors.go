@@ -55,6 +55,9 @@ type problems struct {
 }
 
 func (ps *problems) add(at *node, format string, args ...any) {
+	if at != nil && at.broken {
+		return // the failed include is reported already
+	}
 	p := Problem{Message: fmt.Sprintf(format, args...)}
 	if at != nil {
 		p.File, p.Line, p.Col = at.file, at.line, at.col

@@ -45,6 +45,9 @@ type node struct {
 	keys  []*node // mapNode: keys (scalars), in file order
 	vals  []*node // mapNode: values
 	items []*node // seqNode
+	// broken marks a node that stands in for content that failed to load
+	// (a bad !include); problems about it would only repeat that failure.
+	broken bool
 }
 
 func (n *node) isNull() bool { return n == nil || (n.kind == scalarNode && n.val == nil) }
@@ -364,6 +367,14 @@ func (l *loader) scalar(file string, y *yaml.Node, n *node, depth int) *node {
 
 // include resolves `!include <path>` relative to the directory of file.
 func (l *loader) include(file string, y *yaml.Node, at *node, depth int) *node {
+	n := l.includeContent(file, y, at, depth)
+	if n == at && at.val == nil {
+		at.broken = true
+	}
+	return n
+}
+
+func (l *loader) includeContent(file string, y *yaml.Node, at *node, depth int) *node {
 	at.val = nil
 	rel := y.Value
 	target, err := includePath(file, rel)

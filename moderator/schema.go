@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // statusKey is the output field that selects a status-map edge.
@@ -63,7 +65,7 @@ func schemaError(err error) string {
 		var ve *jsonschema.ValidationError
 		if errors.As(se.Err, &ve) {
 			var leaves []string
-			collectLeaves(ve, &leaves)
+			collectLeaves(ve, message.NewPrinter(language.English), &leaves)
 			if len(leaves) > 0 {
 				return strings.Join(leaves, "; ")
 			}
@@ -72,14 +74,14 @@ func schemaError(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-func collectLeaves(ve *jsonschema.ValidationError, out *[]string) {
+func collectLeaves(ve *jsonschema.ValidationError, p *message.Printer, out *[]string) {
 	if len(ve.Causes) == 0 {
 		loc := "/" + strings.Join(ve.InstanceLocation, "/")
-		*out = append(*out, fmt.Sprintf("at %s: %s", loc, ve.ErrorKind.LocalizedString(nil)))
+		*out = append(*out, fmt.Sprintf("at %s: %s", loc, ve.ErrorKind.LocalizedString(p)))
 		return
 	}
 	for _, c := range ve.Causes {
-		collectLeaves(c, out)
+		collectLeaves(c, p, out)
 	}
 }
 
