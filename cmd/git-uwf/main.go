@@ -1,0 +1,12 @@
+// Command git-uwf is the git plugin behind `git uwf`: it runs multi-role
+// AI-agent workflows and keeps their state in the repository's git object
+// database. Run `git uwf -h` or see git-uwf(1).
+package main
+
+import (
+	"os"
+
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
+)
+
+func main() { os.Exit(root.Main()) }

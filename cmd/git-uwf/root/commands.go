@@ -1,0 +1,17 @@
+package root
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+)
+
+// Commands returns the top-level commands, in the order help lists them.
+// This is the one place commands are registered: add a group here as
+// <group>.NewCmd<Group>(f) from its package under cmd/git-uwf/<group>.
+func Commands(f *cmdutil.Factory) []*cli.Command {
+	return []*cli.Command{
+		newCmdVersion(f),
+		newCmdMan(f),
+	}
+}

@@ -1,0 +1,243 @@
+package root
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+)
+
+// Names of the global flags.
+const (
+	flagFormat  = "format"
+	flagDir     = "C"
+	flagVerbose = "verbose"
+	flagVersion = "version"
+)
+
+// Main runs git-uwf with the process's arguments and streams and returns the
+// exit code. SIGINT and SIGTERM cancel the context commands run under.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := cmdutil.NewFactory(iostreams.System())
+	return Run(ctx, f, os.Args)
+}
+
+// Run runs one command line (args[0] is the program name) and returns its
+// exit code; errors are printed to f.IO.ErrOut. It never exits the process.
+//
+// Run may replace f.Getwd (for -C), so give each run its own Factory.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	return run(ctx, f, args, Commands)
+}
+
+// run is Run with the command list supplied, so tests can use their own.
+func run(ctx context.Context, f *cmdutil.Factory, args []string, commands func(*cmdutil.Factory) []*cli.Command) int {
+	app := newApp(f, commands(f))
+	args, path := reorder(app, args)
+	err := app.RunContext(ctx, args)
+	err = normalizeError(err, strings.Join(path, " "))
+	cmdutil.PrintError(f.IO.ErrOut, err)
+	return cmdutil.ExitCode(err)
+}
+
+// NewApp returns the git-uwf app with the commands from [Commands], wired to
+// f. Run it with the arguments passed through reorderArgs.
+func NewApp(f *cmdutil.Factory) *cli.App {
+	return newApp(f, Commands(f))
+}
+
+func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
+	app := &cli.App{
+		Name:            "git uwf",
+		HelpName:        "git uwf",
+		Usage:           "run multi-role AI-agent workflows, with their state kept in git",
+		Reader:          f.IO.In,
+		Writer:          f.IO.Out,
+		ErrWriter:       f.IO.ErrOut,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelp:        true,
+		HideHelpCommand: true,
+		Flags:           globalFlags(),
+		Commands:        commands,
+		Before:          func(c *cli.Context) error { return applyDir(c, f) },
+		Action:          rootAction,
+		OnUsageError: func(c *cli.Context, err error, sub bool) error {
+			return rootError{usageError("")(c, err, sub)}
+		},
+	}
+	app.Flags = append(app.Flags, helpFlag(app.Flags))
+	prepare(app.Commands, "")
+	return app
+}
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		cmdutil.FormatFlag(),
+		&cli.StringFlag{Name: flagDir, Usage: "run as if git uwf was started in `DIR`"},
+		&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "print more detail on stderr", DisableDefaultText: true},
+		&cli.BoolFlag{Name: flagVersion, Aliases: []string{"V"}, Usage: "print the version", DisableDefaultText: true},
+	}
+}
+
+// helpFlag returns a fresh -h/--help flag, leaving out names flags already
+// uses. urfave/cli's shared cli.HelpFlag is not used: it is written to on
+// every parse, which races when apps run in parallel.
+func helpFlag(flags []cli.Flag) cli.Flag {
+	var names []string
+	for _, n := range []string{"help", "h"} {
+		if !slices.ContainsFunc(flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), n) }) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return &cli.BoolFlag{Name: names[0], Aliases: names[1:], Usage: "show help", DisableDefaultText: true}
+}
+
+// prepare sets up every command in the tree below path for Run: a help
+// flag, usage errors as *cmdutil.FlagError, and an action for groups.
+func prepare(cmds []*cli.Command, path string) {
+	for _, cmd := range cmds {
+		p := strings.TrimSpace(path + " " + cmd.Name)
+		cmd.HideHelp = true
+		cmd.HideHelpCommand = true
+		if h := helpFlag(cmd.Flags); h != nil && !cmd.SkipFlagParsing {
+			cmd.Flags = append(cmd.Flags, h)
+		}
+		if cmd.OnUsageError == nil {
+			cmd.OnUsageError = usageError(p)
+		}
+		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+			cmd.Action = groupAction(p)
+		}
+		prepare(cmd.Subcommands, p)
+	}
+}
+
+// applyDir implements -C: it makes f.Getwd return DIR, made absolute against
+// the current f.Getwd.
+func applyDir(c *cli.Context, f *cmdutil.Factory) error {
+	dir := c.String(flagDir)
+	if !c.IsSet(flagDir) {
+		return nil
+	}
+	if dir == "" {
+		return &cmdutil.FlagError{Err: errors.New("-C: empty directory")}
+	}
+	if !filepath.IsAbs(dir) {
+		wd, err := f.Getwd()
+		if err != nil {
+			return fmt.Errorf("-C %s: %w", dir, err)
+		}
+		dir = filepath.Join(wd, dir)
+	}
+	dir = filepath.Clean(dir)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("-C: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("-C %s: not a directory", dir)
+	}
+	f.Getwd = func() (string, error) { return dir, nil }
+	return nil
+}
+
+// rootAction runs for `git uwf` without a command: the version with
+// --version, else the help.
+func rootAction(c *cli.Context) error {
+	if c.Bool(flagVersion) {
+		_, err := fmt.Fprintf(c.App.Writer, "git-uwf version %s\n", Version())
+		return err
+	}
+	if c.Args().Present() {
+		return &cmdutil.FlagError{Err: fmt.Errorf("unknown command %q", c.Args().First())}
+	}
+	return cli.ShowAppHelp(c)
+}
+
+// groupAction runs for a command group without a verb: it shows the group's
+// help, or reports an unknown verb.
+func groupAction(path string) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.Args().Present() {
+			return &cmdutil.FlagError{
+				Err:     fmt.Errorf("unknown command %q for %q", c.Args().First(), "git uwf "+path),
+				Command: path,
+			}
+		}
+		return cli.ShowSubcommandHelp(c)
+	}
+}
+
+// usageError turns urfave/cli's flag-parsing error into a one-line
+// *cmdutil.FlagError for the command at path.
+func usageError(path string) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		return &cmdutil.FlagError{Err: flagMessage(err), Command: path}
+	}
+}
+
+// flagMessage rewords the flag package's errors, which spell every flag
+// with one dash, the way the user wrote it.
+func flagMessage(err error) error {
+	msg := err.Error()
+	for _, p := range []struct{ from, to string }{
+		{"flag provided but not defined: -", "unknown flag: "},
+		{"flag needs an argument: -", "flag needs an argument: "},
+	} {
+		if name, ok := strings.CutPrefix(msg, p.from); ok {
+			return errors.New(p.to + dashed(name))
+		}
+	}
+	return err
+}
+
+// dashed writes a flag name as -x or --name.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// rootError marks a usage error of the app itself, whose hint must not name
+// the command the arguments went on to.
+type rootError struct{ error }
+
+func (e rootError) Unwrap() error { return e.error }
+
+// normalizeError maps what urfave/cli returns to our errors: a usage error
+// names its command (path, the command the arguments reached), and a
+// missing Required flag is a usage error.
+func normalizeError(err error, path string) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[rootError](err); ok {
+		return err
+	}
+	if fe, ok := errors.AsType[*cmdutil.FlagError](err); ok {
+		if fe.Command == "" && path != "" {
+			return &cmdutil.FlagError{Err: err, Command: path}
+		}
+		return err
+	}
+	if strings.HasPrefix(err.Error(), "Required flag") {
+		return &cmdutil.FlagError{Err: errors.New(strings.ToLower(err.Error()[:1]) + err.Error()[1:]), Command: path}
+	}
+	return err
+}

@@ -1,0 +1,424 @@
+package root
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
+
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+)
+
+// got records what a test command's action saw.
+type got struct {
+	cmd     string
+	args    []string
+	prompt  string
+	count   int
+	dryRun  bool
+	verbose bool
+	format  cmdutil.Format
+	wd      string
+}
+
+// testCommands builds a command tree like the real one will be: a group
+// with verbs, aliases, value and bool flags, and a command with its own
+// --format. Every action records what it saw into *g.
+func testCommands(g *got, actionErr error) func(f *cmdutil.Factory) []*cli.Command {
+	return func(f *cmdutil.Factory) []*cli.Command {
+		record := func(name string) cli.ActionFunc {
+			return func(c *cli.Context) error {
+				format, err := cmdutil.FormatOf(c)
+				if err != nil {
+					return err
+				}
+				wd, err := f.Getwd()
+				if err != nil {
+					return err
+				}
+				*g = got{
+					cmd: name, args: c.Args().Slice(), prompt: c.String("prompt"), count: c.Int("count"),
+					dryRun: c.Bool("dry-run"), verbose: c.Bool("verbose"), format: format, wd: wd,
+				}
+				if actionErr != nil {
+					return actionErr
+				}
+				return cmdutil.Print(f.IO, format, sampleOutput{ThreadID: "01J", StepCount: 3, Roles: []string{"dev"}}, nil)
+			}
+		}
+		return []*cli.Command{
+			{
+				Name:    "thread",
+				Aliases: []string{"t"},
+				Usage:   "Work with threads",
+				Subcommands: []*cli.Command{
+					{
+						Name:   "start",
+						Usage:  "Start a thread",
+						Action: record("thread start"),
+						Flags: []cli.Flag{
+							&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}},
+							&cli.IntFlag{Name: "count", Aliases: []string{"c"}},
+							&cli.BoolFlag{Name: "dry-run"},
+						},
+					},
+					{
+						Name:    "list",
+						Aliases: []string{"ls"},
+						Usage:   "List threads",
+						Action:  record("thread list"),
+						Flags:   []cli.Flag{&cli.BoolFlag{Name: "all"}},
+					},
+				},
+			},
+			{
+				Name:  "agent",
+				Usage: "Run agents",
+				Subcommands: []*cli.Command{
+					{
+						Name:   "pipe",
+						Action: record("agent pipe"),
+						Flags:  []cli.Flag{cmdutil.FormatFlag(), &cli.StringFlag{Name: "timeout"}},
+					},
+				},
+			},
+			{Name: "exec", SkipFlagParsing: true, Action: record("exec")},
+			newCmdVersion(f),
+			newCmdMan(f),
+		}
+	}
+}
+
+type sampleOutput struct {
+	ThreadID  string   `json:"thread_id"`
+	StepCount int      `json:"step_count"`
+	Roles     []string `json:"roles"`
+}
+
+func TestReorderArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"flags after positional", `thread start review-loop -p x --format json`, `--format json thread start -p x review-loop`},
+		{"global before command", `--format json thread list`, `--format json thread list`},
+		{"global after command", `thread list --format json`, `--format json thread list`},
+		{"global mixed in", `thread start a -v --dry-run b`, `-v thread start --dry-run a b`},
+		{"after -- stays", `agent pipe -- claude -p`, `agent pipe -- claude -p`},
+		{"after positional and --", `thread start a -p x -- -p b --format json`, `thread start -p x a -- -p b --format json`},
+		{"value looks like a flag", `thread start name -p -x`, `thread start -p -x name`},
+		{"value looks like a command", `thread start -p list name`, `thread start -p list name`},
+		{"-C with value", `-C dir thread list`, `-C dir thread list`},
+		{"-C after command", `thread list -C dir --all`, `-C dir thread list --all`},
+		{"short flag", `thread start name -c 3`, `thread start -c 3 name`},
+		{"inline value", `thread start name --count=3`, `thread start --count=3 name`},
+		{"inline global", `thread start name --format=yaml`, `--format=yaml thread start name`},
+		{"bool takes no value", `thread start name --dry-run other`, `thread start --dry-run name other`},
+		{"relative order kept", `thread start a -c 1 b -p x c`, `thread start -c 1 -p x a b c`},
+		{"aliases", `t ls x --all`, `t ls --all x`},
+		{"unknown flag moved in front", `thread start name --bogus`, `thread start --bogus name`},
+		{"unknown global flag", `--bogus thread list`, `--bogus thread list`},
+		{"local flag shadows global", `agent pipe x --format yaml`, `agent pipe --format yaml x`},
+		{"help drops positionals", `thread start name -h -- x`, `thread start -h`},
+		{"help on the app moves to the command", `-h thread`, `thread --help`},
+		{"help on the app alone", `-v -h`, `-v --help`},
+		{"help on the app with a bad topic", `--help bogus`, `--help`},
+		{"negative number and dash are positional", `thread start -1 - --dry-run`, `thread start --dry-run -1 -`},
+		{"unknown verb is positional", `thread bogus --format json`, `--format json thread bogus`},
+		{"no command", `-v`, `-v`},
+		{"skip flag parsing", `-v exec a --format json -- -h`, `-v exec a --format json -- -h`},
+		{"nothing", ``, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			f := cmdutil.NewFactory(ios)
+			app := newApp(f, testCommands(&got{}, nil)(f))
+			in := append([]string{"git-uwf"}, strings.Fields(tt.in)...)
+			want := append([]string{"git-uwf"}, strings.Fields(tt.want)...)
+			if out := reorderArgs(app, in); !slices.Equal(out, want) {
+				t.Errorf("reorderArgs(%q)\n got %q\nwant %q", tt.in, out, want)
+			}
+		})
+	}
+}
+
+// runTest runs args through run with test commands and returns the exit
+// code, stdout, stderr and what the action saw.
+func runTest(t *testing.T, f *cmdutil.Factory, args string, actionErr error) (int, string, string, got) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	if f == nil {
+		f = cmdutil.NewFactory(ios)
+	} else {
+		f.IO = ios
+	}
+	var g got
+	code := run(t.Context(), f, append([]string{"git-uwf"}, strings.Fields(args)...), testCommands(&g, actionErr))
+	return code, out.String(), errOut.String(), g
+}
+
+func TestRunParsesFlagsAnywhere(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args string
+		want got
+	}{
+		{`thread start review-loop -p x --format json -c 3`,
+			got{cmd: "thread start", args: []string{"review-loop"}, prompt: "x", count: 3, format: cmdutil.FormatJSON}},
+		{`thread start -p -x name --count=4 -v`,
+			got{cmd: "thread start", args: []string{"name"}, prompt: "-x", count: 4, verbose: true, format: cmdutil.FormatText}},
+		{`t start a --dry-run b`,
+			got{cmd: "thread start", args: []string{"a", "b"}, dryRun: true, format: cmdutil.FormatText}},
+		{`agent pipe -- claude -p --format json`,
+			got{cmd: "agent pipe", args: []string{"claude", "-p", "--format", "json"}, format: cmdutil.FormatText}},
+		{`--format yaml agent pipe x --format json`,
+			got{cmd: "agent pipe", args: []string{"x"}, format: cmdutil.FormatJSON}},
+		{`exec a --format json -h`,
+			got{cmd: "exec", args: []string{"a", "--format", "json", "-h"}, format: cmdutil.FormatText}},
+		{`--format yaml agent pipe x`,
+			got{cmd: "agent pipe", args: []string{"x"}, format: cmdutil.FormatYAML}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr, g := runTest(t, nil, tt.args, nil)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			g.wd = ""
+			if fmt.Sprintf("%#v", g) != fmt.Sprintf("%#v", tt.want) {
+				t.Errorf("action saw\n %#v\nwant\n %#v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args       string
+		wantStderr string
+	}{
+		{`thread start x --bogus`, "error: unknown flag: --bogus; run 'git uwf thread start -h' for usage\n"},
+		{`thread start -z`, "error: unknown flag: -z; run 'git uwf thread start -h' for usage\n"},
+		{`--bogus thread list`, "error: unknown flag: --bogus; run 'git uwf -h' for usage\n"},
+		{`thread start --count many`, "error: invalid value \"many\" for flag -count: parse error; run 'git uwf thread start -h' for usage\n"},
+		{`thread start -p`, "error: flag needs an argument: -p; run 'git uwf thread start -h' for usage\n"},
+		{`thread bogus`, "error: unknown command \"bogus\" for \"git uwf thread\"; run 'git uwf thread -h' for usage\n"},
+		{`bogus`, "error: unknown command \"bogus\"; run 'git uwf -h' for usage\n"},
+		{`--format xml thread list`, "error: --format: unknown format \"xml\": want text, json or yaml; run 'git uwf thread list -h' for usage\n"},
+		{`version extra`, "error: version takes no arguments; run 'git uwf version -h' for usage\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr, _ := runTest(t, nil, tt.args, nil)
+			if code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			if stderr != tt.wantStderr {
+				t.Errorf("stderr\n %q\nwant\n %q", stderr, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		err        error
+		wantCode   int
+		wantStderr string
+	}{
+		{"failure", errors.New("read step x: not found"), 1, "error: read step x: not found\n"},
+		{"silent", cmdutil.ErrSilent, 1, ""},
+		{"usage from action", cmdutil.FlagErrorf("missing workflow"), 2, "error: missing workflow; run 'git uwf thread start -h' for usage\n"},
+		{"locked", &cmdutil.ExitError{Code: cmdutil.ExitLocked, Err: errors.New("thread is locked")}, 75, "error: thread is locked\n"},
+		{"cancelled", fmt.Errorf("run agent: %w", context.Canceled), 130, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr, _ := runTest(t, nil, "thread start x", tt.err)
+			if code != tt.wantCode || stderr != tt.wantStderr {
+				t.Errorf("got exit %d stderr %q, want %d %q", code, stderr, tt.wantCode, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args     string
+		want     []string
+		dontWant []string
+	}{
+		{``, []string{"git uwf", "thread", "agent", "version", "--format", "-C DIR"}, []string{" man "}},
+		{`-h`, []string{"thread", "version"}, nil},
+		{`--help`, []string{"thread", "version"}, nil},
+		{`thread`, []string{"start", "list"}, nil},
+		{`thread -h`, []string{"start", "list"}, nil},
+		{`thread start -h`, []string{"git uwf thread start", "--prompt", "--count"}, nil},
+		{`thread start x y --help`, []string{"--prompt"}, nil},
+		{`thread bogus -h`, []string{"start", "list"}, nil},
+		{`-h thread`, []string{"start", "list"}, []string{"--format"}},
+		{`-h bogus`, []string{"thread", "version"}, nil},
+		{`-h thread start x`, []string{"--prompt"}, nil},
+		{`t ls -h`, []string{"--all"}, []string{"--prompt"}},
+		{`agent pipe --help`, []string{"--timeout"}, nil},
+		{`version -h`, []string{"git uwf version"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr, g := runTest(t, nil, tt.args, nil)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if g.cmd != "" {
+				t.Errorf("help ran the action of %q", g.cmd)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("help does not mention %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.dontWant {
+				if strings.Contains(stdout, w) {
+					t.Errorf("help mentions %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestRunVersion(t *testing.T) {
+	t.Parallel()
+	for _, args := range []string{"version", "--version", "-V"} {
+		code, stdout, stderr, _ := runTest(t, nil, args, nil)
+		if code != 0 || stderr != "" || stdout != "git-uwf version "+Version()+"\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	code, stdout, _, _ := runTest(t, nil, "version --format json", nil)
+	if code != 0 || !strings.Contains(stdout, `"version": "`+Version()+`"`) {
+		t.Errorf("version --format json: exit %d, stdout %q", code, stdout)
+	}
+}
+
+// TestFormatsAgree checks that json and yaml output name the same fields,
+// in the same order.
+func TestFormatsAgree(t *testing.T) {
+	t.Parallel()
+	keys := func(format string) []string {
+		code, stdout, stderr, _ := runTest(t, nil, "thread list --format "+format, nil)
+		if code != 0 {
+			t.Fatalf("%s: exit %d, stderr %q", format, code, stderr)
+		}
+		var doc yaml.Node // yaml parses json too
+		if err := yaml.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%s: %v\n%s", format, err, stdout)
+		}
+		var ks []string
+		m := doc.Content[0]
+		for i := 0; i < len(m.Content); i += 2 {
+			ks = append(ks, m.Content[i].Value)
+		}
+		return ks
+	}
+	j, y := keys("json"), keys("yaml")
+	if want := []string{"thread_id", "step_count", "roles"}; !slices.Equal(j, want) {
+		t.Errorf("json keys %q, want %q", j, want)
+	}
+	if !slices.Equal(j, y) {
+		t.Errorf("json keys %q, yaml keys %q", j, y)
+	}
+}
+
+func TestRunDir(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	sub := filepath.Join(base, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     string
+		wantCode int
+		wantWd   string
+	}{
+		{"no -C", "thread list", 0, base},
+		{"absolute", "-C " + sub + " thread list", 0, sub},
+		{"relative", "-C sub thread list", 0, sub},
+		{"after the command", "thread list -C sub", 0, sub},
+		{"dot-dot", "-C sub/.. thread list", 0, base},
+		{"missing", "-C nope thread list", 1, ""},
+		{"not a directory", "-C file thread list", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := &cmdutil.Factory{Getwd: func() (string, error) { return base, nil }}
+			code, _, stderr, g := runTest(t, f, tt.args, nil)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr)
+			}
+			if code != 0 {
+				if !strings.HasPrefix(stderr, "error: -C") {
+					t.Errorf("stderr %q, want an error about -C", stderr)
+				}
+				return
+			}
+			if g.wd != tt.wantWd {
+				t.Errorf("action's f.Getwd = %q, want %q", g.wd, tt.wantWd)
+			}
+			if wd, _ := f.Getwd(); wd != tt.wantWd {
+				t.Errorf("f.Getwd after Run = %q, want %q", wd, tt.wantWd)
+			}
+		})
+	}
+}
+
+func TestMan(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr, _ := runTest(t, nil, "man", nil)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, w := range []string{".TH git-uwf 1", ".SH EXIT STATUS", "75", "130", "thread", "version"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("man page lacks %q", w)
+		}
+	}
+}
+
+// TestRealCommands runs the registered commands through Run.
+func TestRealCommands(t *testing.T) {
+	ios, _, out, errOut := iostreams.Test()
+	if code := Run(t.Context(), cmdutil.NewFactory(ios), []string{"git-uwf"}); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out.String(), "version") {
+		t.Errorf("help does not list the commands:\n%s", out)
+	}
+}
