@@ -26,10 +26,15 @@ const (
 )
 
 // Main runs git-uwf with the process's arguments and streams and returns the
-// exit code. SIGINT and SIGTERM cancel the context commands run under.
+// exit code. The first SIGINT or SIGTERM cancels the context commands run
+// under; a second one ends the process.
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills the process the default way
+	}()
 	f := cmdutil.NewFactory(iostreams.System())
 	return Run(ctx, f, os.Args)
 }
@@ -122,6 +127,9 @@ func prepare(cmds []*cli.Command, path string) {
 		}
 		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
 			cmd.Action = groupAction(p)
+			if cmd.ArgsUsage == "" && cmd.UsageText == "" {
+				cmd.ArgsUsage = "<command> [arguments...]"
+			}
 		}
 		prepare(cmd.Subcommands, p)
 	}

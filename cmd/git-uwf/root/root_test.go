@@ -271,7 +271,7 @@ func TestRunHelp(t *testing.T) {
 		{``, []string{"git uwf", "thread", "agent", "version", "--format", "-C DIR"}, []string{" man "}},
 		{`-h`, []string{"thread", "version"}, nil},
 		{`--help`, []string{"thread", "version"}, nil},
-		{`thread`, []string{"start", "list"}, nil},
+		{`thread`, []string{"git uwf thread [command options] <command>", "start", "list"}, nil},
 		{`thread -h`, []string{"start", "list"}, nil},
 		{`thread start -h`, []string{"git uwf thread start", "--prompt", "--count"}, nil},
 		{`thread start x y --help`, []string{"--prompt"}, nil},
