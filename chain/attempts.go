@@ -1,0 +1,184 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-uwf/git-uwf/objects"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Attempt is a step that failed: the agent crashed, timed out, or never
+// produced valid output. It is recorded so that nothing an agent produced
+// is lost, but the thread head does not move.
+type Attempt struct {
+	Role          string
+	Agent         string
+	Error         string
+	Phase         string // "agent", "extract", "verify", …
+	Stdout        string
+	Stderr        string
+	ExitCode      int
+	StartedAtMs   int64
+	CompletedAtMs int64
+	// Nodes are further nodes the attempt produced (e.g. a StepNode the
+	// engine rejected); they and everything they reference are kept.
+	Nodes []objects.Alias
+}
+
+// AttemptNode is the stored form of an Attempt.
+type AttemptNode struct {
+	Start         objects.Alias  `json:"start"`
+	Prev          *objects.Alias `json:"prev"`
+	Role          string         `json:"role"`
+	Agent         string         `json:"agent"`
+	Error         string         `json:"error"`
+	Phase         string         `json:"phase,omitempty"`
+	Stdout        objects.Alias  `json:"stdout,omitempty"`
+	Stderr        objects.Alias  `json:"stderr,omitempty"`
+	ExitCode      int            `json:"exitCode"`
+	StartedAtMs   int64          `json:"startedAtMs"`
+	CompletedAtMs int64          `json:"completedAtMs"`
+}
+
+// FailedAttempt is a recorded attempt as read back.
+type FailedAttempt struct {
+	Commit plumbing.Hash
+	Head   plumbing.Hash // the thread head it was attempted on
+	Time   time.Time
+	Node   AttemptNode
+}
+
+// AttemptsRef is where a thread's failed attempts are kept.
+func (id ThreadID) AttemptsRef() string { return AttemptsPrefix + string(id) }
+
+// RecordAttempt stores a failed attempt on refs/uwf/attempts/<thread>: a
+// commit whose first parent is the thread head it was tried on and whose
+// second parent is the previous attempt.
+func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbing.Hash, error) {
+	schema, err := r.schema("uwf.FailedAttempt")
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	an := AttemptNode{Start: t.StartAlias, Prev: headStepAlias(t.Head), Role: a.Role, Agent: a.Agent,
+		Error: a.Error, Phase: a.Phase, ExitCode: a.ExitCode, StartedAtMs: a.StartedAtMs, CompletedAtMs: a.CompletedAtMs}
+	if a.Stdout != "" {
+		ref, err := r.Store.PutText(a.Stdout)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		an.Stdout = ref.Alias
+	}
+	if a.Stderr != "" {
+		ref, err := r.Store.PutText(a.Stderr)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		an.Stderr = ref.Alias
+	}
+	ref, err := r.Store.Put(schema.Alias, an)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("store failed attempt: %w", err)
+	}
+	stop := map[objects.Alias]bool{t.StartAlias: true}
+	if p := headStepAlias(t.Head); p != nil {
+		stop[*p] = true
+	}
+	set := nodeSet{}
+	if err := r.collect(set, ref.Alias, stop); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	for _, extra := range a.Nodes {
+		if err := r.collect(set, extra, stop); err != nil {
+			// A node the agent claimed but never wrote cannot be kept; the
+			// rest still is.
+			continue
+		}
+	}
+	s := r.Store.Storer()
+	tb := newTree()
+	tb.blob("node", ref.OID)
+	if startOID, err := treeEntry(s, t.Head.Tree, "start"); err == nil && !startOID.IsZero() {
+		tb.blob("start", startOID)
+	}
+	tb.subtree("workflow", t.Workflow.Tree)
+	tb.nodes("nodes", set)
+	for name, content := range map[string]string{"error.txt": a.Error + "\n", "stdout.txt": a.Stdout, "stderr.txt": a.Stderr} {
+		if content == "" {
+			continue
+		}
+		oid, err := writeBlob(s, []byte(content))
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tb.blob(name, oid)
+	}
+	tree, err := tb.write(s)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	refName := t.ID.AttemptsRef()
+	for try := 0; try < 5; try++ {
+		prev, err := r.resolveRef(refName)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		parents := []plumbing.Hash{t.Head.Commit}
+		if !prev.IsZero() {
+			parents = append(parents, prev)
+		}
+		msg := message(fmt.Sprintf("%s: failed — %s", a.Role, a.Error), excerpt(a.Stderr, 12),
+			Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Role", a.Role}, Trailer{"Uwf-Status", "failed"},
+			Trailer{"Uwf-Agent", a.Agent}, Trailer{"Uwf-Node", string(ref.Alias)})
+		commit, err := r.writeCommit(ctx, tree, parents, msg)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		err = r.casRef(ctx, refName, prev, commit, "uwf: failed attempt")
+		if err == nil {
+			return commit, nil
+		}
+		if !strings.Contains(err.Error(), "moved concurrently") {
+			return plumbing.ZeroHash, err
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("record failed attempt on %s: too much contention", refName)
+}
+
+// Attempts lists the failed attempts of a thread, newest first. With
+// sinceHead set, only attempts made on the thread's current head are kept.
+func (r *Repo) Attempts(ctx context.Context, t *Thread, sinceHead bool) ([]FailedAttempt, error) {
+	tip, err := r.resolveRef(t.ID.AttemptsRef())
+	if err != nil || tip.IsZero() {
+		return nil, err
+	}
+	s := r.Store.Storer()
+	var out []FailedAttempt
+	for c := tip; !c.IsZero(); {
+		commit, err := object.GetCommit(s, c)
+		if err != nil {
+			return nil, fmt.Errorf("read attempt %s: %w", c, err)
+		}
+		if len(commit.ParentHashes) == 0 {
+			break
+		}
+		fa := FailedAttempt{Commit: c, Head: commit.ParentHashes[0], Time: commit.Committer.When}
+		if oid, err := treeEntry(s, commit.TreeHash, "node"); err == nil && !oid.IsZero() {
+			if n, err := r.Store.GetOID(oid); err == nil {
+				_ = n.Decode(&fa.Node)
+			}
+		}
+		if sinceHead && fa.Head != t.Head.Commit {
+			break
+		}
+		out = append(out, fa)
+		c = plumbing.ZeroHash
+		if len(commit.ParentHashes) > 1 {
+			c = commit.ParentHashes[1]
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,83 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Trailer is one "Key: value" line at the end of a commit message.
+type Trailer struct{ Key, Value string }
+
+// message formats a commit message: subject, optional body, trailers.
+func message(subject, body string, trailers ...Trailer) string {
+	var b strings.Builder
+	b.WriteString(oneLine(subject, 200))
+	b.WriteString("\n")
+	if body = strings.TrimSpace(body); body != "" {
+		b.WriteString("\n")
+		b.WriteString(body)
+		b.WriteString("\n")
+	}
+	if len(trailers) > 0 {
+		b.WriteString("\n")
+		for _, t := range trailers {
+			fmt.Fprintf(&b, "%s: %s\n", t.Key, oneLine(t.Value, 500))
+		}
+	}
+	return b.String()
+}
+
+// oneLine collapses whitespace and truncates to max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// excerpt returns the first lines of a markdown text for a commit body.
+func excerpt(s string, maxLines int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > maxLines {
+		lines = append(lines[:maxLines], "[…]")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeCommit stores a commit object with the repository's identity.
+func (r *Repo) writeCommit(ctx context.Context, tree plumbing.Hash, parents []plumbing.Hash, msg string) (plumbing.Hash, error) {
+	id := r.signature(ctx)
+	sig := object.Signature{Name: id.name, Email: id.email, When: r.commitTime(id)}
+	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
+	s := r.Store.Storer()
+	obj := s.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	oid, err := s.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
+	}
+	return oid, nil
+}
+
+// trailers parses the trailer block of a commit message.
+func trailers(msg string) map[string]string {
+	out := map[string]string{}
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		k, v, ok := strings.Cut(lines[i], ": ")
+		if !ok || strings.ContainsAny(k, " \t") {
+			break
+		}
+		if _, dup := out[k]; !dup {
+			out[k] = v
+		}
+	}
+	return out
+}

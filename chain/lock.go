@@ -1,0 +1,103 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gofrs/flock"
+)
+
+// BusyError means another process holds the thread's lock. It is
+// retryable: try again when that process is done.
+type BusyError struct {
+	Thread ThreadID
+	PID    int
+}
+
+func (e *BusyError) Error() string {
+	who := "another git uwf process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another git uwf process (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("thread %s is busy: %s is stepping it; retry when it has finished", e.Thread, who)
+}
+
+// ErrBusy matches every *BusyError with errors.Is.
+var ErrBusy = errors.New("thread busy")
+
+// Is makes errors.Is(err, ErrBusy) work.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+func (r *Repo) lockPath(id ThreadID) string {
+	return filepath.Join(r.UwfDir(), "locks", string(id)+".lock")
+}
+
+// LockThread takes the exclusive per-thread lock without waiting. The lock
+// is an flock on a file under the common git dir: the kernel releases it
+// when the holder dies, so a kill -9 never leaves a thread stuck; the pid
+// written into the file is informational.
+func (r *Repo) LockThread(id ThreadID) (unlock func(), err error) {
+	path := r.lockPath(id)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock thread %s: %w", id, err)
+	}
+	fl := flock.New(path)
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock thread %s: %w", id, err)
+	}
+	if !ok {
+		return nil, &BusyError{Thread: id, PID: readPID(path)}
+	}
+	// Record who holds it, for the busy message of a competing process.
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
+		fmt.Fprintf(f, "%d\n", os.Getpid())
+		f.Close()
+	}
+	r.mu.Lock()
+	r.held[id] = true
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.held, id)
+		r.mu.Unlock()
+		_ = fl.Unlock()
+	}, nil
+}
+
+// threadRunning reports whether some process holds the thread's lock.
+func (r *Repo) threadRunning(id ThreadID) bool {
+	r.mu.Lock()
+	mine := r.held[id]
+	r.mu.Unlock()
+	if mine {
+		return false
+	}
+	path := r.lockPath(id)
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	fl := flock.New(path)
+	ok, err := fl.TryRLock()
+	if err != nil {
+		return false
+	}
+	if ok {
+		_ = fl.Unlock()
+		return false
+	}
+	return true
+}
+
+func readPID(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}

@@ -1,0 +1,144 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ReadOptions shape the markdown rendering of a thread.
+type ReadOptions struct {
+	// Quota is the character budget for the steps (default 4000). The
+	// newest steps that fit are shown; at least one step always is.
+	Quota int
+	// Before shows only steps strictly before this step (alias or commit).
+	Before string
+	// Start forces the task section even when Before is set.
+	Start bool
+}
+
+// DefaultQuota is the default character budget of Read.
+const DefaultQuota = 4000
+
+// Read renders a thread as markdown for people and for agents' prompts.
+func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, error) {
+	if opts.Quota <= 0 {
+		opts.Quota = DefaultQuota
+	}
+	chain, err := r.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return "", err
+	}
+	steps := chain[1:]
+	if opts.Before != "" {
+		cut := -1
+		for i, e := range steps {
+			if strings.EqualFold(string(e.Node.Alias), opts.Before) || strings.HasPrefix(string(e.Node.Alias), strings.ToUpper(opts.Before)) ||
+				strings.HasPrefix(e.Commit.String(), strings.ToLower(opts.Before)) {
+				cut = i
+				break
+			}
+		}
+		if cut < 0 {
+			return "", fmt.Errorf("step %s not found in thread %s: %w", opts.Before, t.ID, ErrUnknownStep)
+		}
+		steps = steps[:cut]
+	}
+	var parts []string
+	if opts.Before == "" || opts.Start {
+		parts = append(parts, fmt.Sprintf("# Thread `%s`\n\n**Workflow:** %s (`%s`)\n\n## Task\n\n%s",
+			t.ID, t.Workflow.Name, t.Workflow.Alias, strings.TrimSpace(t.Start.Prompt)))
+	}
+	budget := opts.Quota
+	for _, p := range parts {
+		budget -= len(p)
+	}
+	var blocks []string
+	shownRoles := map[string]bool{}
+	first := len(steps)
+	for i := len(steps) - 1; i >= 0; i-- {
+		block, err := r.renderStep(steps[i], i+1, shownRoles, t)
+		if err != nil {
+			return "", err
+		}
+		cost := len(block) + 7
+		if len(blocks) > 0 && cost > budget {
+			break
+		}
+		budget -= cost
+		blocks = append(blocks, block)
+		first = i
+	}
+	if first > 0 {
+		parts = append(parts, fmt.Sprintf("*(%d earlier steps not shown: git uwf thread read %s --before %s)*",
+			first, t.ID, steps[first].Node.Alias))
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		parts = append(parts, blocks[i])
+	}
+	if len(steps) == 0 && opts.Before == "" {
+		parts = append(parts, "*(no steps yet)*")
+	}
+	return strings.Join(parts, "\n\n---\n\n") + "\n", nil
+}
+
+func (r *Repo) renderStep(e *Entry, n int, shownRoles map[string]bool, t *Thread) (string, error) {
+	var b strings.Builder
+	if e.Kind == KindCancel {
+		fmt.Fprintf(&b, "## Step %d: cancelled `%s`\n**Time:** %s\n\n%s", n, e.Node.Alias, formatTime(e.Time), e.Cancel.Reason)
+		return b.String(), nil
+	}
+	s := e.Step
+	out, err := r.Output(e)
+	if err != nil {
+		return "", err
+	}
+	status, _ := out["$status"].(string)
+	fmt.Fprintf(&b, "## Step %d: %s `%s`\n", n, s.Role, e.Node.Alias)
+	fmt.Fprintf(&b, "**Agent:** %s | **Status:** %s | **Time:** %s | **Duration:** %s\n",
+		s.Agent, orDash(status), formatTime(time.UnixMilli(s.CompletedAtMs)), FormatDuration(time.Duration(s.CompletedAtMs-s.StartedAtMs)*time.Millisecond))
+	if !shownRoles[s.Role] {
+		shownRoles[s.Role] = true
+		if role := t.Workflow.Workflow.Roles[s.Role]; role != nil && strings.TrimSpace(role.Goal) != "" {
+			fmt.Fprintf(&b, "\n<role>\n%s\n</role>\n", strings.TrimSpace(role.Goal))
+		}
+	}
+	if strings.TrimSpace(s.EdgePrompt) != "" {
+		fmt.Fprintf(&b, "\n<instruction>\n%s\n</instruction>\n", strings.TrimSpace(s.EdgePrompt))
+	}
+	if len(out) > 0 {
+		y, err := yaml.Marshal(out)
+		if err == nil {
+			fmt.Fprintf(&b, "\n<frontmatter>\n%s</frontmatter>\n", y)
+		}
+	}
+	body, err := r.Text(e, s.Body)
+	if err == nil && strings.TrimSpace(body) != "" {
+		fmt.Fprintf(&b, "\n<output>\n%s\n</output>\n", strings.TrimSpace(body))
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
+
+// FormatDuration renders a step duration: "850ms", "12.3s", "4m05s".
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+}

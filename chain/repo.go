@@ -1,0 +1,194 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/objects"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Repo is a git repository opened for git-uwf: the git CLI for refs and
+// network, the object store for nodes.
+type Repo struct {
+	Info  *gitcli.Repo
+	Git   *gitcli.Runner
+	Store *objects.Store
+
+	now func() time.Time
+
+	mu        sync.Mutex
+	schemas   map[string]objects.Ref // built-in schema refs by title
+	ident     *identity
+	workflows map[objects.Alias]*WorkflowInfo
+	held      map[ThreadID]bool // thread locks this process holds
+}
+
+// Options configure Open.
+type Options struct {
+	// Env is added to the environment of git subprocesses.
+	Env []string
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// ErrUnsupportedRepo reports a repository format git-uwf cannot write to.
+var ErrUnsupportedRepo = errors.New("unsupported repository")
+
+// Open discovers the repository containing dir (honouring GIT_DIR, linked
+// worktrees and bare repositories) and opens its object store.
+func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
+	info, err := gitcli.Discover(ctx, dir, opts.Env)
+	if err != nil {
+		return nil, err
+	}
+	if info.ObjectFormat != "sha1" {
+		return nil, fmt.Errorf("%s uses %s object ids: %w (git-uwf supports sha1 repositories only)",
+			info.CommonDir, info.ObjectFormat, ErrUnsupportedRepo)
+	}
+	run, err := info.Runner(dir)
+	if err != nil {
+		return nil, err
+	}
+	run.Env = append(run.Env, opts.Env...)
+	store, err := objects.OpenDir(info.CommonDir)
+	if err != nil {
+		return nil, fmt.Errorf("open object store in %s: %w", info.CommonDir, err)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Repo{Info: info, Git: run, Store: store, now: now,
+		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, held: map[ThreadID]bool{}}, nil
+}
+
+// Now is the repository's clock (injectable for tests).
+func (r *Repo) Now() time.Time { return r.now() }
+
+// UwfDir is the local, derived-data directory under the common git dir.
+func (r *Repo) UwfDir() string { return r.Info.CommonDir + "/uwf" }
+
+// schema returns the ref of a built-in schema, writing it on first use.
+func (r *Repo) schema(title string) (objects.Ref, error) {
+	r.mu.Lock()
+	ref, ok := r.schemas[title]
+	r.mu.Unlock()
+	if ok {
+		return ref, nil
+	}
+	var doc map[string]any
+	switch title {
+	case "uwf.StartNode":
+		doc = startNodeSchema()
+	case "uwf.StepNode":
+		doc = stepNodeSchema()
+	case "uwf.CancelNode":
+		doc = cancelNodeSchema()
+	case "uwf.Workflow":
+		doc = workflowNodeSchema()
+	case "uwf.FailedAttempt":
+		doc = attemptNodeSchema()
+	default:
+		return objects.Ref{}, fmt.Errorf("unknown built-in schema %q", title)
+	}
+	ref, err := r.Store.PutSchema(doc)
+	if err != nil {
+		return objects.Ref{}, fmt.Errorf("register schema %s: %w", title, err)
+	}
+	r.mu.Lock()
+	r.schemas[title] = ref
+	r.mu.Unlock()
+	return ref, nil
+}
+
+// Schema returns the alias of a built-in node schema ("uwf.StepNode", …).
+func (r *Repo) Schema(title string) (objects.Alias, error) {
+	ref, err := r.schema(title)
+	return ref.Alias, err
+}
+
+type identity struct {
+	name, email string
+	when        time.Time // zero unless pinned by GIT_*_DATE
+	tz          *time.Location
+}
+
+// signature returns the committer identity git would use (user.name,
+// user.email, GIT_COMMITTER_* variables), with a neutral fallback.
+func (r *Repo) signature(ctx context.Context) identity {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ident == nil {
+		id := identity{name: "git-uwf", email: "git-uwf@localhost"}
+		if out, err := r.Git.Output(ctx, "var", "GIT_COMMITTER_IDENT"); err == nil {
+			if parsed, ok := parseIdent(out); ok {
+				id = parsed
+				if os.Getenv("GIT_COMMITTER_DATE") == "" {
+					id.when = time.Time{}
+				}
+			}
+		}
+		r.ident = &id
+	}
+	return *r.ident
+}
+
+// parseIdent parses "Name <email> 1700000000 +0100".
+func parseIdent(s string) (identity, bool) {
+	lt := strings.LastIndexByte(s, '<')
+	gt := strings.LastIndexByte(s, '>')
+	if lt < 0 || gt < lt {
+		return identity{}, false
+	}
+	id := identity{name: strings.TrimSpace(s[:lt]), email: s[lt+1 : gt]}
+	fields := strings.Fields(s[gt+1:])
+	if len(fields) == 2 {
+		if sec, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+			loc := time.UTC
+			if tz, err := time.Parse("-0700", fields[1]); err == nil {
+				loc = tz.Location()
+			}
+			id.when = time.Unix(sec, 0).In(loc)
+		}
+	}
+	return id, true
+}
+
+func (r *Repo) commitTime(id identity) time.Time {
+	if !id.when.IsZero() {
+		return id.when
+	}
+	return r.now()
+}
+
+// resolveRef reads a ref's current value; zero hash when absent.
+func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
+	ref, err := r.Store.Storer().Reference(plumbing.ReferenceName(name))
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	if ref.Type() != plumbing.HashReference {
+		return plumbing.ZeroHash, fmt.Errorf("ref %s is symbolic", name)
+	}
+	return ref.Hash(), nil
+}
+
+// casRef moves name from old to new through git update-ref --stdin.
+func (r *Repo) casRef(ctx context.Context, name string, oldOID, newOID plumbing.Hash, msg string) error {
+	old := gitcli.ZeroOID
+	if !oldOID.IsZero() {
+		old = oldOID.String()
+	}
+	return r.Git.UpdateRefs(ctx, msg, gitcli.RefUpdate{Ref: name, New: newOID.String(), Old: old})
+}

@@ -1,0 +1,686 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-uwf/git-uwf/objects"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"gopkg.in/yaml.v3"
+)
+
+// StartNode is the root of a thread.
+type StartNode struct {
+	Workflow objects.Alias `json:"workflow"`
+	Prompt   string        `json:"prompt"`
+	Cwd      string        `json:"cwd"`
+}
+
+// StepNode records one step: the role an agent played and what it produced.
+type StepNode struct {
+	Start           objects.Alias  `json:"start"`
+	Prev            *objects.Alias `json:"prev"`
+	Role            string         `json:"role"`
+	Output          objects.Alias  `json:"output"`
+	Body            objects.Alias  `json:"body,omitempty"`
+	Detail          objects.Alias  `json:"detail,omitempty"`
+	AssembledPrompt objects.Alias  `json:"assembledPrompt,omitempty"`
+	Agent           string         `json:"agent"`
+	EdgePrompt      string         `json:"edgePrompt"`
+	StartedAtMs     int64          `json:"startedAtMs"`
+	CompletedAtMs   int64          `json:"completedAtMs"`
+	Cwd             string         `json:"cwd"`
+	Extraction      string         `json:"extraction,omitempty"`
+	Attempts        int            `json:"attempts,omitempty"`
+	Redactions      map[string]int `json:"redactions,omitempty"`
+	Resumed         bool           `json:"resumed,omitempty"`
+}
+
+// CancelNode ends a thread on purpose.
+type CancelNode struct {
+	Start         objects.Alias  `json:"start"`
+	Prev          *objects.Alias `json:"prev"`
+	Reason        string         `json:"reason"`
+	CancelledAtMs int64          `json:"cancelledAtMs"`
+}
+
+// EntryKind says which node a thread commit holds.
+type EntryKind string
+
+// Entry kinds.
+const (
+	KindStart  EntryKind = "start"
+	KindStep   EntryKind = "step"
+	KindCancel EntryKind = "cancel"
+)
+
+// Entry is one commit of a thread's chain.
+type Entry struct {
+	Commit plumbing.Hash
+	Parent plumbing.Hash
+	Tree   plumbing.Hash
+	Time   time.Time
+	Kind   EntryKind
+	Node   objects.Node
+	Start  *StartNode
+	Step   *StepNode
+	Cancel *CancelNode
+}
+
+// Thread is a thread as seen at its head.
+type Thread struct {
+	ID         ThreadID
+	Head       *Entry
+	StartAlias objects.Alias
+	Start      StartNode
+	Workflow   *WorkflowInfo
+}
+
+// Errors returned by thread operations.
+var (
+	ErrUnknownThread = errors.New("unknown thread")
+	ErrUnknownStep   = errors.New("unknown step")
+	ErrHeadMoved     = errors.New("thread head moved")
+	ErrBadStep       = errors.New("step rejected")
+)
+
+// StartThread creates refs/uwf/threads/<new ULID> whose root commit holds a
+// StartNode for the given workflow version.
+func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd string) (*Thread, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return nil, errors.New("start thread: the prompt is empty")
+	}
+	schema, err := r.schema("uwf.StartNode")
+	if err != nil {
+		return nil, err
+	}
+	start := StartNode{Workflow: wf.Alias, Prompt: prompt, Cwd: cwd}
+	ref, err := r.Store.Put(schema.Alias, start)
+	if err != nil {
+		return nil, fmt.Errorf("store start node: %w", err)
+	}
+	node, err := r.Store.GetOID(ref.OID)
+	if err != nil {
+		return nil, err
+	}
+	set := nodeSet{}
+	if err := r.addNode(set, node); err != nil {
+		return nil, err
+	}
+	s := r.Store.Storer()
+	task, err := writeBlob(s, []byte(prompt+"\n"))
+	if err != nil {
+		return nil, err
+	}
+	t := newTree()
+	t.blob("node", ref.OID)
+	t.blob("start", ref.OID)
+	t.blob("task.md", task)
+	t.subtree("workflow", wf.Tree)
+	t.nodes("nodes", set)
+	tree, err := t.write(s)
+	if err != nil {
+		return nil, err
+	}
+	id := NewThreadID(r.now())
+	msg := message(fmt.Sprintf("start: %s — %s", wf.Name, prompt), excerpt(prompt, 20),
+		Trailer{"Uwf-Thread", string(id)}, Trailer{"Uwf-Workflow", wf.Name + " " + string(wf.Alias)},
+		Trailer{"Uwf-Node", string(ref.Alias)})
+	commit, err := r.writeCommit(ctx, tree, nil, msg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.casRef(ctx, id.Ref(), plumbing.ZeroHash, commit, "uwf: start thread"); err != nil {
+		return nil, fmt.Errorf("create thread ref: %w", err)
+	}
+	return r.Thread(ctx, id)
+}
+
+// ThreadIDs lists every thread id (refs/uwf/threads/*), oldest first.
+func (r *Repo) ThreadIDs(ctx context.Context) ([]ThreadID, map[ThreadID]plumbing.Hash, error) {
+	refs, err := r.Git.ForEachRef(ctx, ThreadsPrefix)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list threads: %w", err)
+	}
+	ids := make([]ThreadID, 0, len(refs))
+	heads := make(map[ThreadID]plumbing.Hash, len(refs))
+	for _, ref := range refs {
+		id, err := ParseThreadID(strings.TrimPrefix(ref.Name, ThreadsPrefix))
+		if err != nil {
+			continue // not ours; ignore foreign refs in the namespace
+		}
+		ids = append(ids, id)
+		heads[id] = plumbing.NewHash(ref.OID)
+	}
+	return ids, heads, nil
+}
+
+// ResolveThread turns a full id or an unambiguous prefix into a ThreadID.
+func (r *Repo) ResolveThread(ctx context.Context, s string) (ThreadID, error) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if id, err := ParseThreadID(s); err == nil {
+		head, err := r.resolveRef(id.Ref())
+		if err != nil {
+			return "", err
+		}
+		if head.IsZero() {
+			return "", fmt.Errorf("thread %s: %w", id, ErrUnknownThread)
+		}
+		return id, nil
+	}
+	if len(s) < 4 || len(s) > 26 || strings.Trim(s, "0123456789ABCDEFGHJKMNPQRSTVWXYZ") != "" {
+		return "", fmt.Errorf("invalid thread id %q: want a ULID or a prefix of at least 4 characters", s)
+	}
+	ids, _, err := r.ThreadIDs(ctx)
+	if err != nil {
+		return "", err
+	}
+	var matches []ThreadID
+	for _, id := range ids {
+		if strings.HasPrefix(string(id), s) {
+			matches = append(matches, id)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("thread %s: %w", s, ErrUnknownThread)
+	case 1:
+		return matches[0], nil
+	default:
+		return "", fmt.Errorf("thread prefix %s is ambiguous: %d threads match (%s, %s, …)", s, len(matches), matches[0], matches[1])
+	}
+}
+
+// Thread reads a thread at its current head.
+func (r *Repo) Thread(ctx context.Context, id ThreadID) (*Thread, error) {
+	head, err := r.resolveRef(id.Ref())
+	if err != nil {
+		return nil, err
+	}
+	if head.IsZero() {
+		return nil, fmt.Errorf("thread %s: %w", id, ErrUnknownThread)
+	}
+	return r.ThreadAt(ctx, id, head)
+}
+
+// ThreadAt reads a thread as of a given head commit.
+func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*Thread, error) {
+	e, err := r.Entry(ctx, head)
+	if err != nil {
+		return nil, fmt.Errorf("thread %s: %w", id, err)
+	}
+	t := &Thread{ID: id, Head: e}
+	startOID, err := treeEntry(r.Store.Storer(), e.Tree, "start")
+	if err != nil {
+		return nil, err
+	}
+	startNode, err := r.Store.GetOID(startOID)
+	if err != nil {
+		return nil, fmt.Errorf("thread %s: start node: %w", id, err)
+	}
+	t.StartAlias = startNode.Alias
+	if err := startNode.Decode(&t.Start); err != nil {
+		return nil, fmt.Errorf("thread %s: decode start node: %w", id, err)
+	}
+	wfTree, err := treeEntry(r.Store.Storer(), e.Tree, "workflow")
+	if err != nil {
+		return nil, err
+	}
+	if t.Workflow, err = r.loadWorkflowTree(ctx, wfTree); err != nil {
+		return nil, fmt.Errorf("thread %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// Entry reads one thread commit.
+func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) {
+	s := r.Store.Storer()
+	c, err := object.GetCommit(s, commit)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	e := &Entry{Commit: commit, Tree: c.TreeHash, Time: c.Committer.When}
+	if len(c.ParentHashes) > 0 {
+		e.Parent = c.ParentHashes[0]
+	}
+	nodeOID, err := treeEntry(s, c.TreeHash, "node")
+	if err != nil {
+		return nil, err
+	}
+	if nodeOID.IsZero() {
+		return nil, fmt.Errorf("commit %s is not a git-uwf thread commit (no node in its tree)", commit)
+	}
+	if e.Node, err = r.Store.GetOID(nodeOID); err != nil {
+		return nil, fmt.Errorf("commit %s: %w", commit, err)
+	}
+	title, err := r.schemaTitle(e.Node.Type)
+	if err != nil {
+		return nil, err
+	}
+	switch title {
+	case "uwf.StartNode":
+		e.Kind, e.Start = KindStart, &StartNode{}
+		err = e.Node.Decode(e.Start)
+	case "uwf.StepNode":
+		e.Kind, e.Step = KindStep, &StepNode{}
+		err = e.Node.Decode(e.Step)
+	case "uwf.CancelNode":
+		e.Kind, e.Cancel = KindCancel, &CancelNode{}
+		err = e.Node.Decode(e.Cancel)
+	default:
+		return nil, fmt.Errorf("commit %s holds a %q node, not a thread node", commit, title)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: decode %s: %w", commit, title, err)
+	}
+	return e, nil
+}
+
+func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
+	for _, title := range []string{"uwf.StepNode", "uwf.StartNode", "uwf.CancelNode"} {
+		ref, err := r.schema(title)
+		if err != nil {
+			return "", err
+		}
+		if ref.Alias == a {
+			return title, nil
+		}
+	}
+	schema, err := r.Store.Schema(a)
+	if err != nil {
+		return "", err
+	}
+	t, _ := schema["title"].(string)
+	return t, nil
+}
+
+// Chain returns the thread's entries from the root to head.
+func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) {
+	var rev []*Entry
+	for c := head; !c.IsZero(); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := r.Entry(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		rev = append(rev, e)
+		if e.Kind == KindStart {
+			break
+		}
+		c = e.Parent
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	if len(rev) == 0 || rev[0].Kind != KindStart {
+		return nil, fmt.Errorf("chain at %s does not start with a StartNode", head)
+	}
+	return rev, nil
+}
+
+// NodeInCommit reads a node introduced by (or pinned in) a commit's tree,
+// falling back to the alias index.
+func (r *Repo) NodeInCommit(e *Entry, a objects.Alias) (objects.Node, error) {
+	s := r.Store.Storer()
+	for _, dir := range []string{"nodes/", "workflow/nodes/"} {
+		oid, err := treeEntry(s, e.Tree, dir+string(a))
+		if err == nil && !oid.IsZero() {
+			n, err := r.Store.GetOID(oid)
+			if err == nil && n.Alias == a {
+				return n, nil
+			}
+		}
+	}
+	return r.Store.Get(a)
+}
+
+// Output returns the decoded structured output of a step entry.
+func (r *Repo) Output(e *Entry) (map[string]any, error) {
+	if e.Step == nil {
+		return map[string]any{"$status": "_"}, nil
+	}
+	n, err := r.NodeInCommit(e, e.Step.Output)
+	if err != nil {
+		return nil, fmt.Errorf("output of step %s: %w", e.Node.Alias, err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(n.Payload, &out); err != nil || out == nil {
+		out = map[string]any{}
+	}
+	return out, nil
+}
+
+// Text returns the content of a text node referenced by a step (body, prompt).
+func (r *Repo) Text(e *Entry, a objects.Alias) (string, error) {
+	if a == "" {
+		return "", nil
+	}
+	n, err := r.NodeInCommit(e, a)
+	if err != nil {
+		return "", err
+	}
+	var s string
+	if err := json.Unmarshal(n.Payload, &s); err != nil {
+		return "", fmt.Errorf("node %s is not text: %w", a, err)
+	}
+	return s, nil
+}
+
+// AppendOptions describe a step to append.
+type AppendOptions struct {
+	// ExpectedRole is the role the moderator asked for; the StepNode must match.
+	ExpectedRole string
+	// Status and Summary go into the commit subject.
+	Status  string
+	Summary string
+	// Body is the agent's markdown deliverable (kept as output.md).
+	Body string
+	// Prompt is the assembled prompt the agent saw (kept as prompt.md).
+	Prompt string
+}
+
+// AppendStep verifies a StepNode written by an agent and appends it to the
+// thread as a new commit, moving the ref from head by compare-and-swap.
+// The StepNode must continue the head: same start, prev = head's step.
+func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts AppendOptions) (*Entry, error) {
+	n, err := r.Store.GetOID(step.OID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: step node %s: %v", ErrBadStep, step.OID, err)
+	}
+	if step.Alias != "" && n.Alias != step.Alias {
+		return nil, fmt.Errorf("%w: object %s hashes to %s, not %s", ErrBadStep, step.OID, n.Alias, step.Alias)
+	}
+	stepSchema, err := r.schema("uwf.StepNode")
+	if err != nil {
+		return nil, err
+	}
+	if n.Type != stepSchema.Alias {
+		return nil, fmt.Errorf("%w: node %s is not a StepNode", ErrBadStep, n.Alias)
+	}
+	if err := r.Store.Validate(n.Type, n.Payload); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadStep, err)
+	}
+	var sn StepNode
+	if err := n.Decode(&sn); err != nil {
+		return nil, fmt.Errorf("%w: decode step node: %v", ErrBadStep, err)
+	}
+	if sn.Start != t.StartAlias {
+		return nil, fmt.Errorf("%w: step %s belongs to thread start %s, not %s", ErrBadStep, n.Alias, sn.Start, t.StartAlias)
+	}
+	wantPrev := headStepAlias(t.Head)
+	if !sameAlias(sn.Prev, wantPrev) {
+		return nil, fmt.Errorf("%w: step %s continues %s, but the thread head is %s", ErrBadStep, n.Alias, aliasOrNull(sn.Prev), aliasOrNull(wantPrev))
+	}
+	if opts.ExpectedRole != "" && sn.Role != opts.ExpectedRole {
+		return nil, fmt.Errorf("%w: step %s plays role %q, expected role %q", ErrBadStep, n.Alias, sn.Role, opts.ExpectedRole)
+	}
+	roleSchema, ok := t.Workflow.RoleSchemas[sn.Role]
+	if !ok {
+		return nil, fmt.Errorf("%w: role %q is not in workflow %s", ErrBadStep, sn.Role, t.Workflow.Name)
+	}
+	out, err := r.Store.Get(sn.Output)
+	if err != nil {
+		return nil, fmt.Errorf("%w: output %s: %v", ErrBadStep, sn.Output, err)
+	}
+	if out.Type != roleSchema {
+		return nil, fmt.Errorf("%w: output %s is not typed by role %q's schema", ErrBadStep, sn.Output, sn.Role)
+	}
+	if err := r.Store.Validate(out.Type, out.Payload); err != nil {
+		return nil, fmt.Errorf("%w: output of role %q: %v", ErrBadStep, sn.Role, err)
+	}
+
+	stop := map[objects.Alias]bool{sn.Start: true}
+	if sn.Prev != nil {
+		stop[*sn.Prev] = true
+	}
+	set := nodeSet{}
+	if err := r.collect(set, n.Alias, stop); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadStep, err)
+	}
+	var output map[string]any
+	_ = json.Unmarshal(out.Payload, &output)
+	if opts.Body == "" && sn.Body != "" {
+		opts.Body, _ = r.textNode(sn.Body)
+	}
+	if opts.Prompt == "" && sn.AssembledPrompt != "" {
+		opts.Prompt, _ = r.textNode(sn.AssembledPrompt)
+	}
+	status := opts.Status
+	if status == "" {
+		status, _ = output["$status"].(string)
+		if status == "" {
+			status = "done"
+		}
+	}
+	files := map[string]string{}
+	if opts.Body != "" {
+		files["output.md"] = opts.Body
+	}
+	if y, err := yaml.Marshal(output); err == nil {
+		files["output.yaml"] = string(y)
+	}
+	if opts.Prompt != "" {
+		files["prompt.md"] = opts.Prompt
+	}
+	summary := opts.Summary
+	if summary == "" {
+		summary = summarize(opts.Body, output)
+	}
+	subject := fmt.Sprintf("%s: %s", sn.Role, status)
+	if summary != "" {
+		subject += " — " + summary
+	}
+	msg := message(subject, excerpt(opts.Body, 12),
+		Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Role", sn.Role}, Trailer{"Uwf-Status", status},
+		Trailer{"Uwf-Agent", sn.Agent}, Trailer{"Uwf-Node", string(n.Alias)})
+	return r.appendCommit(ctx, t, n, set, files, msg)
+}
+
+// appendCommit writes a commit on top of the thread head and moves the ref.
+func (r *Repo) appendCommit(ctx context.Context, t *Thread, head objects.Node, set nodeSet, files map[string]string, msg string) (*Entry, error) {
+	s := r.Store.Storer()
+	tb := newTree()
+	tb.blob("node", head.OID)
+	startOID, err := treeEntry(s, t.Head.Tree, "start")
+	if err != nil {
+		return nil, err
+	}
+	tb.blob("start", startOID)
+	tb.subtree("workflow", t.Workflow.Tree)
+	tb.nodes("nodes", set)
+	for name, content := range files {
+		oid, err := writeBlob(s, []byte(content))
+		if err != nil {
+			return nil, err
+		}
+		tb.blob(name, oid)
+	}
+	tree, err := tb.write(s)
+	if err != nil {
+		return nil, err
+	}
+	commit, err := r.writeCommit(ctx, tree, []plumbing.Hash{t.Head.Commit}, msg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.casRef(ctx, t.ID.Ref(), t.Head.Commit, commit, "uwf: "+strings.SplitN(msg, "\n", 2)[0]); err != nil {
+		return nil, fmt.Errorf("%w: thread %s: new commit %s is kept but not on the thread (%v); fork it with: git uwf thread fork %s",
+			ErrHeadMoved, t.ID, commit, err, commit)
+	}
+	return r.Entry(ctx, commit)
+}
+
+// Cancel appends a terminal CancelNode.
+func (r *Repo) Cancel(ctx context.Context, t *Thread, reason string) (*Entry, error) {
+	if t.Head.Kind == KindCancel {
+		return nil, fmt.Errorf("thread %s is already cancelled", t.ID)
+	}
+	if strings.TrimSpace(reason) == "" {
+		reason = "cancelled"
+	}
+	schema, err := r.schema("uwf.CancelNode")
+	if err != nil {
+		return nil, err
+	}
+	cn := CancelNode{Start: t.StartAlias, Prev: headStepAlias(t.Head), Reason: reason, CancelledAtMs: r.now().UnixMilli()}
+	ref, err := r.Store.Put(schema.Alias, cn)
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.Store.GetOID(ref.OID)
+	if err != nil {
+		return nil, err
+	}
+	set := nodeSet{}
+	if err := r.addNode(set, n); err != nil {
+		return nil, err
+	}
+	msg := message("cancel: "+reason, "", Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Status", "cancelled"}, Trailer{"Uwf-Node", string(n.Alias)})
+	return r.appendCommit(ctx, t, n, set, nil, msg)
+}
+
+// Fork creates a new thread whose head is an existing thread commit.
+func (r *Repo) Fork(ctx context.Context, commit plumbing.Hash) (*Thread, error) {
+	e, err := r.Entry(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	if e.Kind == KindCancel {
+		return nil, fmt.Errorf("cannot fork from a cancel commit %s; fork from a step", commit)
+	}
+	id := NewThreadID(r.now())
+	if err := r.casRef(ctx, id.Ref(), plumbing.ZeroHash, commit, "uwf: fork from "+commit.String()); err != nil {
+		return nil, fmt.Errorf("create fork ref: %w", err)
+	}
+	return r.Thread(ctx, id)
+}
+
+// FindStep resolves a step by commit oid (full or ≥4-hex prefix) or by the
+// alias (or alias prefix) of its node, searching every thread's chain.
+func (r *Repo) FindStep(ctx context.Context, s string) (*Entry, error) {
+	s = strings.TrimSpace(s)
+	if len(s) < 4 {
+		return nil, fmt.Errorf("step %q: give at least 4 characters of a step alias or commit id", s)
+	}
+	if isHex(s) {
+		out, err := r.Git.Output(ctx, "rev-parse", "--verify", "--quiet", s+"^{commit}")
+		if err == nil && out != "" {
+			if e, err := r.Entry(ctx, plumbing.NewHash(out)); err == nil {
+				return e, nil
+			}
+		}
+	}
+	upper := strings.ToUpper(s)
+	if strings.Trim(upper, "0123456789ABCDEFGHJKMNPQRSTVWXYZ") != "" {
+		return nil, fmt.Errorf("step %q: %w", s, ErrUnknownStep)
+	}
+	_, heads, err := r.ThreadIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[plumbing.Hash]bool{}
+	var found []*Entry
+	for _, head := range heads {
+		for c := head; !c.IsZero() && !seen[c]; {
+			seen[c] = true
+			e, err := r.Entry(ctx, c)
+			if err != nil {
+				break
+			}
+			if strings.HasPrefix(string(e.Node.Alias), upper) {
+				found = append(found, e)
+			}
+			c = e.Parent
+			if e.Kind == KindStart {
+				break
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("step %s: %w", s, ErrUnknownStep)
+	case 1:
+		return found[0], nil
+	}
+	for _, e := range found[1:] {
+		if e.Node.Alias != found[0].Node.Alias {
+			return nil, fmt.Errorf("step prefix %s is ambiguous (%s, %s, …)", s, found[0].Node.Alias, e.Node.Alias)
+		}
+	}
+	return found[0], nil
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return len(s) <= 40
+}
+
+// headStepAlias is the alias a new step must name as prev: nil when the
+// head is the StartNode.
+func headStepAlias(e *Entry) *objects.Alias {
+	switch e.Kind {
+	case KindStep:
+		a := e.Node.Alias
+		return &a
+	case KindCancel:
+		return e.Cancel.Prev
+	}
+	return nil
+}
+
+// HeadStepAlias is the prev value a new step on this thread must carry.
+func (t *Thread) HeadStepAlias() *objects.Alias { return headStepAlias(t.Head) }
+
+func sameAlias(a, b *objects.Alias) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func aliasOrNull(a *objects.Alias) string {
+	if a == nil {
+		return "the start"
+	}
+	return string(*a)
+}
+
+// summarize picks a one-line summary: the body's first meaningful line or a
+// short "summary"-like output field.
+func summarize(body string, output map[string]any) string {
+	for _, key := range []string{"summary", "title", "reason", "comments", "plan"} {
+		if v, ok := output[key].(string); ok && strings.TrimSpace(v) != "" {
+			return oneLine(v, 72)
+		}
+	}
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*- "))
+		if line != "" && line != "---" {
+			return oneLine(line, 72)
+		}
+	}
+	return ""
+}
+
+func (r *Repo) textNode(a objects.Alias) (string, error) {
+	n, err := r.Store.Get(a)
+	if err != nil {
+		return "", err
+	}
+	var text string
+	if err := json.Unmarshal(n.Payload, &text); err != nil {
+		return "", fmt.Errorf("node %s is not text: %w", a, err)
+	}
+	return text, nil
+}

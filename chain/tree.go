@@ -1,0 +1,160 @@
+package chain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/git-uwf/git-uwf/objects"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// treeBuilder assembles a nested git tree from paths.
+type treeBuilder struct {
+	blobs map[string]plumbing.Hash // file name → blob
+	trees map[string]plumbing.Hash // existing subtree by name
+	dirs  map[string]*treeBuilder
+}
+
+func newTree() *treeBuilder {
+	return &treeBuilder{blobs: map[string]plumbing.Hash{}, trees: map[string]plumbing.Hash{}, dirs: map[string]*treeBuilder{}}
+}
+
+// blob puts a blob at a slash-separated path.
+func (t *treeBuilder) blob(path string, oid plumbing.Hash) {
+	dir, name, ok := strings.Cut(path, "/")
+	if !ok {
+		t.blobs[dir] = oid
+		return
+	}
+	sub := t.dirs[dir]
+	if sub == nil {
+		sub = newTree()
+		t.dirs[dir] = sub
+	}
+	sub.blob(name, oid)
+}
+
+// subtree puts an existing tree object under name.
+func (t *treeBuilder) subtree(name string, oid plumbing.Hash) { t.trees[name] = oid }
+
+// write stores the tree (and its new subtrees) and returns its oid.
+func (t *treeBuilder) write(s storer.EncodedObjectStorer) (plumbing.Hash, error) {
+	var entries []object.TreeEntry
+	for name, oid := range t.blobs {
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: oid})
+	}
+	for name, oid := range t.trees {
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
+	}
+	for name, sub := range t.dirs {
+		oid, err := sub.write(s)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
+	}
+	sort.Sort(object.TreeEntrySorter(entries))
+	tree := &object.Tree{Entries: entries}
+	obj := s.NewEncodedObject()
+	if err := tree.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+	}
+	return s.SetEncodedObject(obj)
+}
+
+// writeBlob stores raw bytes as a blob (used for the human-readable files).
+func writeBlob(s storer.EncodedObjectStorer, data []byte) (plumbing.Hash, error) {
+	obj := s.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(data)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := obj.Hash()
+	if s.HasEncodedObject(h) == nil {
+		return h, nil
+	}
+	return s.SetEncodedObject(obj)
+}
+
+// nodeSet collects the nodes a commit introduces, with their schemas.
+type nodeSet map[objects.Alias]plumbing.Hash
+
+// add records a node and its schema chain up to the meta-schema.
+func (r *Repo) addNode(set nodeSet, n objects.Node) error {
+	set[n.Alias] = n.OID
+	for n.Type != n.Alias {
+		if _, seen := set[n.Type]; seen {
+			return nil
+		}
+		typ, err := r.Store.Get(n.Type)
+		if err != nil {
+			return fmt.Errorf("schema %s of node %s: %w", n.Type, n.Alias, err)
+		}
+		set[typ.Alias] = typ.OID
+		n = typ
+	}
+	return nil
+}
+
+// collect adds root and every node reachable from it through uwf_ref fields,
+// not descending into the aliases in stop (already reachable from history).
+func (r *Repo) collect(set nodeSet, root objects.Alias, stop map[objects.Alias]bool) error {
+	queue := []objects.Alias{root}
+	seen := map[objects.Alias]bool{root: true}
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		n, err := r.Store.Get(a)
+		if err != nil {
+			return fmt.Errorf("node %s: %w", a, err)
+		}
+		if err := r.addNode(set, n); err != nil {
+			return err
+		}
+		refs, err := r.Store.Refs(n)
+		if err != nil {
+			return fmt.Errorf("refs of %s: %w", a, err)
+		}
+		for _, ref := range refs {
+			if !seen[ref] && !stop[ref] {
+				seen[ref] = true
+				queue = append(queue, ref)
+			}
+		}
+	}
+	return nil
+}
+
+func (t *treeBuilder) nodes(dir string, set nodeSet) {
+	for a, oid := range set {
+		t.blob(dir+"/"+string(a), oid)
+	}
+}
+
+// treeEntry finds a path in a tree; zero hash when absent.
+func treeEntry(s storer.EncodedObjectStorer, tree plumbing.Hash, path string) (plumbing.Hash, error) {
+	t, err := object.GetTree(s, tree)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
+	}
+	e, err := t.FindEntry(path)
+	if err != nil {
+		if err == object.ErrEntryNotFound || err == object.ErrDirectoryNotFound {
+			return plumbing.ZeroHash, nil
+		}
+		return plumbing.ZeroHash, err
+	}
+	return e.Hash, nil
+}
