@@ -1,0 +1,28 @@
+// Package agentkit is the agent side of git-uwf: everything a program needs
+// to play a role in a git-uwf workflow, so that an agent is a few lines of
+// Go.
+//
+// The engine spawns an agent as
+//
+//	<command> [args…] <thread-id> <role>
+//
+// with UWF_EDGE_PROMPT (the moderator's instruction), UWF_THREAD, UWF_ROLE,
+// UWF_HEAD (the thread commit the step builds on) and GIT_DIR set, in the
+// step's working directory. The agent builds its prompt from the thread
+// (Session), obtains a reply, and Execute turns the reply into a validated
+// step: frontmatter fast path, correction retries that quote the
+// validator's exact problems, optional LLM extraction, secret redaction,
+// then the output, body, prompt, detail and StepNode nodes are written to
+// the object database. The agent's last stdout line is an AdapterOutput
+// JSON object naming the StepNode; the engine verifies it and moves the
+// thread ref. Agents never move refs.
+//
+// Main wires all of this for a standalone agent binary:
+//
+//	func main() { agentkit.Main(myAgent{}) }
+//
+// Lower-level pieces are usable on their own: ParseFrontmatter and
+// ExtractOutput, OutputFormatInstruction, AssemblePrompt, Run (process
+// spawning with timeouts and process-group kill), ChatComplete and
+// LLMExtract (OpenAI-compatible endpoints) and Redactor.
+package agentkit

@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-uwf/git-uwf/agentkit"
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/moderator"
+	"github.com/git-uwf/git-uwf/objects"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// AgentSpec is a resolved agent: the command line to spawn (thread id and
+// role are appended) and how long it may run.
+type AgentSpec struct {
+	// Name is shown in progress lines and recorded in failed attempts.
+	Name string
+	Argv []string
+	Env  []string
+	// Timeout bounds one run (0: DefaultTimeout).
+	Timeout time.Duration
+}
+
+// DefaultTimeout bounds an agent run when nothing else is configured.
+const DefaultTimeout = 30 * time.Minute
+
+// DefaultMaxOutput caps an agent's stdout and stderr each.
+const DefaultMaxOutput = 64 << 20
+
+// Engine runs steps on one repository.
+type Engine struct {
+	Repo *chain.Repo
+	// Agent resolves the agent for a workflow's role when no override is
+	// given.
+	Agent func(workflow, role string) (AgentSpec, error)
+	// Progress shows a running step; it returns the function that ends it.
+	Progress func(label string) (stop func(result string))
+	// AgentStderr, when set, receives the agent's stderr live (-v).
+	AgentStderr io.Writer
+	// Env is added to every agent's environment.
+	Env []string
+	// MaxOutput caps the agent's stdout and stderr (0: DefaultMaxOutput).
+	MaxOutput int64
+	// Self is this program's executable; command lines starting with
+	// "git-uwf" or "git uwf" run it directly.
+	Self string
+}
+
+// StepOptions change one step.
+type StepOptions struct {
+	// Agent overrides the configured agent.
+	Agent *AgentSpec
+	// Resume re-runs the suspended role of a suspended thread, with
+	// ResumePrompt appended to the suspend message.
+	Resume       bool
+	ResumePrompt string
+}
+
+// Result reports the thread after a step.
+type Result struct {
+	Thread         chain.ThreadID `json:"thread"`
+	Workflow       string         `json:"workflow"`
+	Role           string         `json:"role"`
+	Agent          string         `json:"agent"`
+	Step           string         `json:"step"`
+	Commit         string         `json:"commit"`
+	Output         map[string]any `json:"output"`
+	DurationMs     int64          `json:"durationMs"`
+	Status         chain.Status   `json:"status"`
+	CurrentRole    *string        `json:"currentRole"`
+	SuspendedRole  *string        `json:"suspendedRole"`
+	SuspendMessage *string        `json:"suspendMessage"`
+}
+
+// Errors callers branch on.
+var (
+	// ErrFinished: the thread is completed or cancelled.
+	ErrFinished = errors.New("thread finished")
+	// ErrSuspended: the thread waits for `thread resume`.
+	ErrSuspended = errors.New("thread suspended")
+	// ErrNotSuspended: resume on a thread that is not suspended.
+	ErrNotSuspended = errors.New("thread not suspended")
+)
+
+// StepFailedError is a step whose agent did not produce a usable step.
+// The head did not move; what the agent produced is kept in Attempt.
+type StepFailedError struct {
+	Thread  chain.ThreadID
+	Role    string
+	Agent   string
+	Phase   string
+	Err     error
+	Attempt plumbing.Hash
+}
+
+func (e *StepFailedError) Error() string {
+	msg := fmt.Sprintf("step failed: role %q (agent %s): %v; the thread head did not move", e.Role, e.Agent, e.Err)
+	if !e.Attempt.IsZero() {
+		msg += fmt.Sprintf("; the attempt is kept as commit %s", e.Attempt.String()[:12])
+	}
+	return msg
+}
+
+func (e *StepFailedError) Unwrap() error { return e.Err }
+
+// plan is what the next step will do.
+type plan struct {
+	role, prompt, location string
+	resumed                bool
+}
+
+// Step runs one moderator → agent → verify → append cycle.
+func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) (*Result, error) {
+	unlock, err := e.Repo.LockThread(id)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	t, err := e.Repo.Thread(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.plan(ctx, t, opts)
+	if err != nil {
+		return nil, err
+	}
+	spec := opts.Agent
+	if spec == nil {
+		if e.Agent == nil {
+			return nil, errors.New("no agent configured: pass --agent or set one with git uwf setup")
+		}
+		s, err := e.Agent(t.Workflow.Name, p.role)
+		if err != nil {
+			return nil, err
+		}
+		spec = &s
+	}
+	cwd, err := stepDir(t, p.location)
+	if err != nil {
+		return nil, err
+	}
+	return e.run(ctx, t, p, *spec, cwd)
+}
+
+func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (plan, error) {
+	st, err := e.Repo.State(ctx, t)
+	if err != nil {
+		return plan{}, err
+	}
+	switch st.Status {
+	case chain.StatusCancelled:
+		return plan{}, fmt.Errorf("thread %s is cancelled: %w", t.ID, ErrFinished)
+	case chain.StatusCompleted:
+		return plan{}, fmt.Errorf("thread %s is completed: %w", t.ID, ErrFinished)
+	case chain.StatusSuspended:
+		if !opts.Resume {
+			return plan{}, fmt.Errorf("thread %s is suspended at role %q (%s): %w; continue it with: git uwf thread resume %s -p <answer>",
+				t.ID, st.SuspendedRole, oneLine(st.SuspendMessage), ErrSuspended, t.ID)
+		}
+		prompt := st.SuspendMessage
+		if s := strings.TrimSpace(opts.ResumePrompt); s != "" {
+			prompt += "\n\n" + s
+		}
+		location := ""
+		if t.Head.Step != nil {
+			location = t.Head.Step.Cwd
+		}
+		return plan{role: st.SuspendedRole, prompt: prompt, location: location, resumed: true}, nil
+	}
+	if opts.Resume {
+		return plan{}, fmt.Errorf("thread %s is %s, not suspended: %w", t.ID, st.Status, ErrNotSuspended)
+	}
+	if st.Next.Kind != moderator.Next || st.Next.Role == "" {
+		return plan{}, fmt.Errorf("thread %s cannot step: %s", t.ID, st.Error)
+	}
+	return plan{role: st.Next.Role, prompt: st.Next.Prompt, location: st.Next.Location}, nil
+}
+
+// stepDir resolves the step's working directory: the edge's location
+// (relative to the thread's cwd) or the thread's cwd.
+func stepDir(t *chain.Thread, location string) (string, error) {
+	dir := t.Start.Cwd
+	if location != "" {
+		if filepath.IsAbs(location) {
+			dir = location
+		} else {
+			dir = filepath.Join(dir, location)
+		}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("step directory %s does not exist (thread %s); start the thread with --cwd or fix the edge's location", dir, t.ID)
+	}
+	return dir, nil
+}
+
+func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpec, cwd string) (*Result, error) {
+	argv := e.resolveArgv(spec.Argv)
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("agent %s has an empty command line", spec.Name)
+	}
+	argv = append(argv, string(t.ID), p.role)
+	env := append(os.Environ(), e.Env...)
+	env = append(env, spec.Env...)
+	env = append(env,
+		agentkit.EnvEdgePrompt+"="+p.prompt,
+		agentkit.EnvThread+"="+string(t.ID),
+		agentkit.EnvRole+"="+p.role,
+		agentkit.EnvHead+"="+t.Head.Commit.String(),
+		"GIT_DIR="+e.Repo.Info.GitDir,
+	)
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	maxOut := e.MaxOutput
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutput
+	}
+	stop := func(string) {}
+	if e.Progress != nil {
+		stop = e.Progress(fmt.Sprintf("%s · %s", p.role, spec.Name))
+	}
+	started := time.Now()
+	res, runErr := agentkit.Run(ctx, agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
+		Timeout: timeout, MaxOutput: maxOut, Stderr: e.AgentStderr})
+	completed := time.Now()
+	fail := func(phase string, err error, nodes []objects.Alias) error {
+		stop("failed")
+		a := chain.Attempt{Role: p.role, Agent: spec.Name, Error: err.Error(), Phase: phase,
+			StartedAtMs: started.UnixMilli(), CompletedAtMs: completed.UnixMilli(), Nodes: nodes, ExitCode: -1}
+		if res != nil {
+			a.Stdout, a.Stderr, a.ExitCode = string(res.Stdout), string(res.Stderr), res.ExitCode
+		}
+		// Record with a fresh context: the step's may be cancelled, and the
+		// evidence must survive an interrupt.
+		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		commit, rerr := e.Repo.RecordAttempt(recordCtx, t, a)
+		fe := &StepFailedError{Thread: t.ID, Role: p.role, Agent: spec.Name, Phase: phase, Err: err, Attempt: commit}
+		if rerr != nil {
+			return fmt.Errorf("%w (recording the failed attempt also failed: %v)", fe, rerr)
+		}
+		return fe
+	}
+	var out *agentkit.AdapterOutput
+	if res != nil {
+		out, _ = agentkit.ParseAdapterOutput(res.Stdout)
+	}
+	if runErr != nil {
+		return nil, fail("agent", runErr, failureNodes(out))
+	}
+	if out == nil {
+		_, perr := agentkit.ParseAdapterOutput(res.Stdout)
+		return nil, fail("output", perr, nil)
+	}
+	if out.Error != "" {
+		return nil, fail("output", errors.New(out.Error), failureNodes(out))
+	}
+	ref, err := out.StepRef()
+	if err != nil {
+		return nil, fail("output", err, nil)
+	}
+	if ref.OID.IsZero() {
+		n, err := e.Repo.Store.Get(ref.Alias)
+		if err != nil {
+			return nil, fail("verify", fmt.Errorf("step %s: %w", ref.Alias, err), nil)
+		}
+		ref.OID = n.OID
+	}
+	entry, err := e.Repo.AppendStep(ctx, t, ref, chain.AppendOptions{ExpectedRole: p.role})
+	if err != nil {
+		if errors.Is(err, chain.ErrHeadMoved) {
+			stop("failed")
+			return nil, err
+		}
+		return nil, fail("verify", err, []objects.Alias{ref.Alias})
+	}
+	stop("done in " + chain.FormatDuration(completed.Sub(started)))
+	return e.result(ctx, t.ID, entry, spec.Name)
+}
+
+func failureNodes(out *agentkit.AdapterOutput) []objects.Alias {
+	if out == nil {
+		return nil
+	}
+	var nodes []objects.Alias
+	for _, s := range append(out.Nodes, out.StepHash) {
+		if a, err := objects.ParseAlias(s); err == nil {
+			nodes = append(nodes, a)
+		}
+	}
+	return nodes
+}
+
+// result describes the thread after a successful step.
+func (e *Engine) result(ctx context.Context, id chain.ThreadID, entry *chain.Entry, agent string) (*Result, error) {
+	t, err := e.Repo.ThreadAt(ctx, id, entry.Commit)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.Repo.State(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	out, err := e.Repo.Output(entry)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Thread: id, Workflow: t.Workflow.Name, Role: entry.Step.Role, Agent: agent,
+		Step: string(entry.Node.Alias), Commit: entry.Commit.String(), Output: out,
+		DurationMs: entry.Step.CompletedAtMs - entry.Step.StartedAtMs, Status: st.Status}
+	if st.CurrentRole != "" {
+		r.CurrentRole = &st.CurrentRole
+	}
+	if st.Status == chain.StatusSuspended {
+		r.SuspendedRole, r.SuspendMessage = &st.SuspendedRole, &st.SuspendMessage
+	}
+	return r, nil
+}
+
+// resolveArgv runs built-in agents ("git-uwf agent …" or "git uwf agent
+// …") with this very executable, so they work without PATH setup.
+func (e *Engine) resolveArgv(argv []string) []string {
+	out := append([]string(nil), argv...)
+	if e.Self == "" || len(out) == 0 {
+		return out
+	}
+	switch {
+	case out[0] == "git-uwf":
+		out[0] = e.Self
+	case out[0] == "git" && len(out) > 1 && out[1] == "uwf":
+		out = append([]string{e.Self}, out[2:]...)
+	}
+	return out
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:159]) + "…"
+	}
+	return s
+}
