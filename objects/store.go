@@ -59,16 +59,24 @@ func Open(s storage.Storer, indexDir string) *Store {
 // common dir of a repository with worktrees) directly, without checking
 // repository extensions, and keeps the alias index in <dir>/uwf/index.
 func OpenDir(gitCommonDir string) (*Store, error) {
-	abs, err := filepath.Abs(gitCommonDir)
+	st, abs, err := openStorer(gitCommonDir)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", gitCommonDir, err)
+		return nil, err
+	}
+	return Open(st, filepath.Join(abs, filepath.FromSlash(IndexDirName))), nil
+}
+
+// openStorer opens the filesystem storage of a git directory.
+func openStorer(gitDir string) (storage.Storer, string, error) {
+	abs, err := filepath.Abs(gitDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("open store %s: %w", gitDir, err)
 	}
 	fs := osfs.New(abs)
 	if _, err := fs.Stat("objects"); err != nil {
-		return nil, fmt.Errorf("open store %s: not a git directory: %w", gitCommonDir, err)
+		return nil, "", fmt.Errorf("open store %s: not a git directory: %w", gitDir, err)
 	}
-	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{})
-	return Open(st, filepath.Join(abs, filepath.FromSlash(IndexDirName))), nil
+	return filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{}), abs, nil
 }
 
 // Storer returns the underlying go-git storer. Callers that use it directly
