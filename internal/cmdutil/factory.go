@@ -1,9 +1,12 @@
 package cmdutil
 
 import (
+	"context"
 	"os"
+	"sync"
 	"time"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/iostreams"
 )
 
@@ -26,17 +29,41 @@ type Factory struct {
 	Now func() time.Time
 	// Executable returns the path of the running git-uwf binary.
 	Executable func() (string, error)
+	// Repo opens the repository around Getwd (once per run).
+	Repo func(ctx context.Context) (*chain.Repo, error)
 }
 
 // NewFactory returns a Factory wired to the real process: ios, the working
 // directory, the environment, the clock and the executable path.
 func NewFactory(ios *iostreams.IOStreams) *Factory {
-	return &Factory{
+	f := &Factory{
 		IO:         ios,
 		Getwd:      os.Getwd,
 		Getenv:     os.Getenv,
 		Environ:    os.Environ,
 		Now:        time.Now,
 		Executable: os.Executable,
+	}
+	f.Repo = OpenRepoOnce(f)
+	return f
+}
+
+// OpenRepoOnce returns a Repo function that opens the repository around
+// f.Getwd on first use (so -C applies) and returns the same one afterwards.
+func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
+	var (
+		once sync.Once
+		repo *chain.Repo
+		err  error
+	)
+	return func(ctx context.Context) (*chain.Repo, error) {
+		once.Do(func() {
+			var dir string
+			if dir, err = f.Getwd(); err != nil {
+				return
+			}
+			repo, err = chain.Open(ctx, dir, chain.Options{Now: f.Now})
+		})
+		return repo, err
 	}
 }

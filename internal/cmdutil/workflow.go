@@ -1,0 +1,107 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/moderator"
+	"github.com/git-uwf/git-uwf/objects"
+)
+
+// WorkflowDir is where a project keeps its workflow files.
+const WorkflowDir = ".uwf/workflows"
+
+// LoadWorkflowFile loads and validates a workflow file from disk. Includes
+// resolve inside the file's directory and cannot leave it.
+func LoadWorkflowFile(path string) (*moderator.Workflow, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("workflow file %s: %w", path, err)
+	} else if fi.IsDir() {
+		abs = filepath.Join(abs, "index.yaml")
+	}
+	dir, base := filepath.Split(abs)
+	w, err := moderator.Load(os.DirFS(dir), base)
+	if err != nil {
+		var ve *moderator.ValidationError
+		if errors.As(err, &ve) {
+			return nil, fmt.Errorf("workflow %s is invalid:\n%w", path, err)
+		}
+		return nil, fmt.Errorf("load workflow %s: %w", path, err)
+	}
+	return w, nil
+}
+
+// looksLikePath reports whether arg names a file rather than a workflow.
+func looksLikePath(arg string) bool {
+	return strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
+}
+
+// FindWorkflowFile looks for <name>.yaml|yml (or <name>/index.yaml) in
+// .uwf/workflows/ of dir and its parents, up to stop (the repository top).
+func FindWorkflowFile(dir, stop, name string) (string, bool) {
+	for {
+		for _, cand := range []string{name + ".yaml", name + ".yml", filepath.Join(name, "index.yaml")} {
+			p := filepath.Join(dir, WorkflowDir, cand)
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				return p, true
+			}
+		}
+		if dir == stop || stop == "" {
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// ResolveWorkflow turns a `<workflow>` argument into a stored workflow
+// version: an alias (or unambiguous prefix) → a file path → a file in
+// .uwf/workflows/ from the working directory up to the repository top →
+// the registry (refs/uwf/workflows/<name>). Files are materialized into the
+// object database (not registered).
+func ResolveWorkflow(ctx context.Context, f *Factory, repo *chain.Repo, arg string) (*chain.WorkflowInfo, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return nil, FlagErrorf("a workflow name, alias or file is required")
+	}
+	if a, err := objects.ParseAlias(arg); err == nil {
+		if info, err := repo.LoadWorkflow(ctx, a); err == nil {
+			return info, nil
+		}
+	}
+	wd, err := f.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if looksLikePath(arg) {
+		path := arg
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(wd, path)
+		}
+		w, err := LoadWorkflowFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return repo.MaterializeWorkflow(ctx, w)
+	}
+	if path, ok := FindWorkflowFile(wd, repo.Info.WorkTree, arg); ok {
+		w, err := LoadWorkflowFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return repo.MaterializeWorkflow(ctx, w)
+	}
+	return repo.FindWorkflow(ctx, arg)
+}
