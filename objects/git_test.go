@@ -97,6 +97,9 @@ func commitNodes(t testing.TB, s *Store, parent plumbing.Hash, refs ...Ref) plum
 
 func TestGitRoundTripAndFsck(t *testing.T) {
 	dir, gitDir := newGitRepo(t)
+	// go-git's PlainOpen rejects this extension; OpenDir must not care.
+	git(t, dir, "config", "core.repositoryformatversion", "1")
+	git(t, dir, "config", "extensions.worktreeConfig", "true")
 	s := openDir(t, gitDir)
 	r, err := s.PutText("héllo <world>\n")
 	if err != nil {

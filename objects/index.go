@@ -200,9 +200,11 @@ func checkRecord(line string) (string, bool) {
 	return line[:i], true
 }
 
-func aliasRecord(a Alias, oid plumbing.Hash) string { return record("a " + string(a) + " " + oid.String()) }
-func commitRecord(c plumbing.Hash) string           { return record("c " + c.String()) }
-func tipsRecord(d string) string                    { return record("t " + d) }
+func aliasRecord(a Alias, oid plumbing.Hash) string {
+	return record("a " + string(a) + " " + oid.String())
+}
+func commitRecord(c plumbing.Hash) string { return record("c " + c.String()) }
+func tipsRecord(d string) string          { return record("t " + d) }
 
 // discard replaces a log file of another version with an empty one.
 func (x *index) discard() error {
