@@ -62,6 +62,7 @@ func TestConditions(t *testing.T) {
 		{expr: "steps[-99].output.x.y = 1", want: false},
 		{expr: "steps[-1].output.x", want: false}, // nil result counts as false
 		{expr: "steps[-1].output['needsClarification'] = 'why?'", want: true},
+		{expr: "steps[-1].output.$status = nil and steps[-2].output['$status'] = nil", want: true},
 		{expr: "steps[0].role = 'planner' and steps[0].agent = 'claude' and steps[0].edgePrompt = 'Plan.'", want: true},
 		{expr: "start.workflow = 'solve-issue' && start.prompt contains 'bug'", want: true},
 		{expr: "len(steps) = 4", want: true},

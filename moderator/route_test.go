@@ -1,6 +1,7 @@
 package moderator
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -125,6 +126,34 @@ func TestRoute(t *testing.T) {
 				t.Errorf("Route =\n %+v\nwant\n %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRouteConcurrent routes one workflow from many goroutines (run with
+// -race): a loaded Workflow is read-only.
+func TestRouteConcurrent(t *testing.T) {
+	w := mustLoad(t, "solve-issue.yaml")
+	ctx := RouteContext{Steps: []StepView{step("reviewer", map[string]any{"approved": false, "comments": "c"})}}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 50 {
+				d, err := w.Route(ctx)
+				if err == nil && d.Role != "developer" {
+					err = fmt.Errorf("routed to %q", d.Role)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

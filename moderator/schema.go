@@ -3,6 +3,7 @@ package moderator
 import (
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"sort"
 	"strings"
 
@@ -51,7 +52,7 @@ func compileSchema(role string, schema map[string]any) (*jsonschema.Schema, erro
 	c.UseLoader(noLoader{})
 	c.RegisterFormat(&jsonschema.Format{Name: "uwf_ref", Validate: validateRef})
 	c.RegisterFormat(&jsonschema.Format{Name: "ocas_ref", Validate: validateRef})
-	url := "uwf:///roles/" + role + ".json"
+	url := "uwf:///roles/" + neturl.PathEscape(role) + ".json"
 	if err := c.AddResource(url, schema); err != nil {
 		return nil, err
 	}
