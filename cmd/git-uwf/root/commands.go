@@ -3,6 +3,7 @@ package root
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 )
 
@@ -11,6 +12,8 @@ import (
 // <group>.NewCmd<Group>(f) from its package under cmd/git-uwf/<group>.
 func Commands(f *cmdutil.Factory) []*cli.Command {
 	return []*cli.Command{
+		thread.NewCmdThread(f),
+		thread.NewCmdStep(f),
 		newCmdVersion(f),
 		newCmdMan(f),
 	}

@@ -1,0 +1,91 @@
+package thread
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+)
+
+// oneArg returns the single positional argument or a usage error.
+func oneArg(c *cli.Context, what string) (string, error) {
+	switch c.NArg() {
+	case 1:
+		return c.Args().First(), nil
+	case 0:
+		return "", cmdutil.FlagErrorf("missing %s", what)
+	default:
+		return "", cmdutil.FlagErrorf("expected one %s, got %d arguments", what, c.NArg())
+	}
+}
+
+// openThread resolves a thread argument (full id or prefix) and reads it.
+func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Repo, *chain.Thread, error) {
+	repo, err := f.Repo(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := repo.ResolveThread(ctx, arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := repo.Thread(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return repo, t, nil
+}
+
+// busyExit turns a held thread lock into exit code 75 (retryable).
+func busyExit(err error) error {
+	if errors.Is(err, chain.ErrBusy) {
+		return &cmdutil.ExitError{Code: cmdutil.ExitLocked, Err: err}
+	}
+	return err
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// ago renders a time relative to now, for listings.
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}

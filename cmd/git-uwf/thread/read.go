@@ -1,0 +1,374 @@
+package thread
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+)
+
+// stepsOutput is the machine-readable result of `thread steps`.
+type stepsOutput struct {
+	Thread   chain.ThreadID   `json:"thread"`
+	Workflow string           `json:"workflow"`
+	Steps    []chain.StepInfo `json:"steps"`
+}
+
+func newCmdSteps(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "steps",
+		Usage:     "List a thread's steps from the start to the head",
+		ArgsUsage: "<thread>",
+		Flags:     []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			repo, t, err := openThread(c.Context, f, arg)
+			if err != nil {
+				return err
+			}
+			steps, err := repo.Steps(c.Context, t)
+			if err != nil {
+				return err
+			}
+			out := stepsOutput{Thread: t.ID, Workflow: t.Workflow.Name, Steps: steps}
+			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+				tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+				fmt.Fprintln(tw, "#\tSTEP\tCOMMIT\tROLE\tSTATUS\tAGENT\tDURATION")
+				for _, s := range steps {
+					role, status, agent, dur := s.Role, s.Status, s.Agent, chain.FormatDuration(msDuration(s.DurationMs))
+					switch s.Kind {
+					case chain.KindStart:
+						role, status, agent, dur = "(start)", "-", "-", "-"
+					case chain.KindCancel:
+						role, agent, dur = "(cancel)", "-", "-"
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, s.Hash, s.Commit[:12], role, status, agent, dur)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+}
+
+func newCmdRead(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "read",
+		Usage:     "Render a thread as markdown, for people and agents",
+		ArgsUsage: "<thread>",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "quota", Value: chain.DefaultQuota, Usage: "character budget; the newest steps that fit are shown"},
+			&cli.StringFlag{Name: "before", Usage: "only steps before this `STEP` (alias or commit)"},
+			&cli.BoolFlag{Name: "start", Usage: "show the task section even with --before"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			if c.Int("quota") <= 0 {
+				return cmdutil.FlagErrorf("--quota must be positive")
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			repo, t, err := openThread(c.Context, f, arg)
+			if err != nil {
+				return err
+			}
+			md, err := repo.Read(c.Context, t, chain.ReadOptions{Quota: c.Int("quota"), Before: c.String("before"), Start: c.Bool("start")})
+			if err != nil {
+				return err
+			}
+			return printMarkdown(f, format, md)
+		},
+	}
+}
+
+// printMarkdown writes markdown as text, or as {"markdown": …}.
+func printMarkdown(f *cmdutil.Factory, format cmdutil.Format, md string) error {
+	return cmdutil.Print(f.IO, format, map[string]string{"markdown": md}, func(w io.Writer) error {
+		_, err := io.WriteString(w, md)
+		return err
+	})
+}
+
+func newCmdExport(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "Render a whole thread as markdown for a pull-request description",
+		ArgsUsage: "<thread>",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "markdown", Value: true, Usage: "markdown output (the only form for now)"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			repo, t, err := openThread(c.Context, f, arg)
+			if err != nil {
+				return err
+			}
+			md, err := exportMarkdown(c.Context, repo, t)
+			if err != nil {
+				return err
+			}
+			return printMarkdown(f, format, md)
+		},
+	}
+}
+
+// exportMarkdown renders every step in full, oldest first, as a PR body.
+func exportMarkdown(ctx context.Context, repo *chain.Repo, t *chain.Thread) (string, error) {
+	entries, err := repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return "", err
+	}
+	st, err := repo.State(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s: %s\n\n", t.Workflow.Name, firstLine(t.Start.Prompt, 100))
+	fmt.Fprintf(&b, "Thread `%s` · %d steps · %s\n\n", t.ID, len(entries)-1, st.Status)
+	fmt.Fprintf(&b, "<details><summary>Task</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(t.Start.Prompt))
+	for i, e := range entries[1:] {
+		if e.Kind == chain.KindCancel {
+			fmt.Fprintf(&b, "### %d. cancelled\n\n%s\n\n", i+1, e.Cancel.Reason)
+			continue
+		}
+		out, err := repo.Output(e)
+		if err != nil {
+			return "", err
+		}
+		status, _ := out["$status"].(string)
+		fmt.Fprintf(&b, "### %d. %s", i+1, e.Step.Role)
+		if status != "" {
+			fmt.Fprintf(&b, " — %s", status)
+		}
+		fmt.Fprintf(&b, "\n\n<sub>agent %s · step `%s` · commit %s · %s</sub>\n\n", e.Step.Agent, e.Node.Alias, e.Commit.String()[:12],
+			chain.FormatDuration(msDuration(e.Step.CompletedAtMs-e.Step.StartedAtMs)))
+		body, _ := repo.Text(e, e.Step.Body)
+		if strings.TrimSpace(body) != "" {
+			fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(body))
+		}
+		fields := map[string]any{}
+		for k, v := range out {
+			if k != "$status" {
+				fields[k] = v
+			}
+		}
+		if len(fields) > 0 {
+			y, _ := yaml.Marshal(fields)
+			fmt.Fprintf(&b, "<details><summary>Output fields</summary>\n\n```yaml\n%s```\n\n</details>\n\n", y)
+		}
+	}
+	return b.String(), nil
+}
+
+func newCmdFork(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "fork",
+		Usage:     "Start a new thread from any step (history is shared, not copied)",
+		ArgsUsage: "<step>",
+		Flags:     []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "step (alias or commit)")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			repo, err := f.Repo(c.Context)
+			if err != nil {
+				return err
+			}
+			e, err := repo.FindStep(c.Context, arg)
+			if err != nil {
+				return err
+			}
+			t, err := repo.Fork(c.Context, e.Commit)
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"thread": t.ID, "forkedFrom": map[string]string{"step": string(e.Node.Alias), "commit": e.Commit.String()}}
+			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "forked thread %s from step %s (commit %s)\n", t.ID, e.Node.Alias, e.Commit.String()[:12])
+				return err
+			})
+		},
+	}
+}
+
+func newCmdCancel(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "Cancel a thread (a terminal commit that syncs like any other)",
+		ArgsUsage: "<thread>",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: "why (recorded in the commit)"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			repo, t, err := openThread(c.Context, f, arg)
+			if err != nil {
+				return err
+			}
+			unlock, err := repo.LockThread(t.ID)
+			if err != nil {
+				return busyExit(err)
+			}
+			defer unlock()
+			if t, err = repo.Thread(c.Context, t.ID); err != nil {
+				return err
+			}
+			e, err := repo.Cancel(c.Context, t, c.String("reason"))
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"thread": t.ID, "cancelled": true, "commit": e.Commit.String()}
+			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "cancelled thread %s\n", t.ID)
+				return err
+			})
+		},
+	}
+}
+
+// stepShowOutput is the machine-readable result of `step show`.
+type stepShowOutput struct {
+	Hash   string          `json:"hash"`
+	Commit string          `json:"commit"`
+	Kind   chain.EntryKind `json:"kind"`
+	Node   any             `json:"node"`
+	Output map[string]any  `json:"output,omitempty"`
+	Body   string          `json:"body,omitempty"`
+	Detail any             `json:"detail,omitempty"`
+}
+
+func newCmdStep(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "step",
+		Usage: "Inspect one step",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "show",
+				Usage:     "Show a step with its output and detail expanded",
+				ArgsUsage: "<step>",
+				Flags:     []cli.Flag{cmdutil.FormatFlag()},
+				Action: func(c *cli.Context) error {
+					arg, err := oneArg(c, "step (alias or commit)")
+					if err != nil {
+						return err
+					}
+					format, err := cmdutil.FormatOf(c)
+					if err != nil {
+						return err
+					}
+					repo, err := f.Repo(c.Context)
+					if err != nil {
+						return err
+					}
+					e, err := repo.FindStep(c.Context, arg)
+					if err != nil {
+						return err
+					}
+					out := stepShowOutput{Hash: string(e.Node.Alias), Commit: e.Commit.String(), Kind: e.Kind}
+					_ = json.Unmarshal(e.Node.Payload, &out.Node)
+					if e.Step != nil {
+						if out.Output, err = repo.Output(e); err != nil {
+							return err
+						}
+						out.Body, _ = repo.Text(e, e.Step.Body)
+						if e.Step.Detail != "" {
+							if out.Detail, err = repo.Store.Expand(e.Step.Detail); err != nil {
+								return err
+							}
+						}
+					}
+					return cmdutil.Print(f.IO, format, out, nil)
+				},
+			},
+			{
+				Name:      "read",
+				Usage:     "Print a step's deliverable (or, with --prompt, the prompt its agent saw)",
+				ArgsUsage: "<step>",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "prompt", Usage: "print the assembled prompt instead"},
+					cmdutil.FormatFlag(),
+				},
+				Action: func(c *cli.Context) error {
+					arg, err := oneArg(c, "step (alias or commit)")
+					if err != nil {
+						return err
+					}
+					format, err := cmdutil.FormatOf(c)
+					if err != nil {
+						return err
+					}
+					repo, err := f.Repo(c.Context)
+					if err != nil {
+						return err
+					}
+					e, err := repo.FindStep(c.Context, arg)
+					if err != nil {
+						return err
+					}
+					if e.Step == nil {
+						return fmt.Errorf("%s is a %s commit, not a step", arg, e.Kind)
+					}
+					var b strings.Builder
+					fmt.Fprintf(&b, "# Step `%s`\n\n**Role:** %s\n**Agent:** %s\n\n", e.Node.Alias, e.Step.Role, e.Step.Agent)
+					if c.Bool("prompt") {
+						prompt, _ := repo.Text(e, e.Step.AssembledPrompt)
+						if prompt == "" {
+							prompt = "_The prompt was not recorded for this step._"
+						}
+						fmt.Fprintf(&b, "## Prompt\n\n%s\n", strings.TrimSpace(prompt))
+					} else {
+						body, _ := repo.Text(e, e.Step.Body)
+						out, err := repo.Output(e)
+						if err != nil {
+							return err
+						}
+						y, _ := yaml.Marshal(out)
+						fmt.Fprintf(&b, "```yaml\n%s```\n\n%s\n", y, strings.TrimSpace(body))
+					}
+					return printMarkdown(f, format, b.String())
+				},
+			},
+		},
+	}
+}

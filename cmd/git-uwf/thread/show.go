@@ -1,0 +1,221 @@
+package thread
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+)
+
+// attemptOutput describes a failed attempt in `thread show`.
+type attemptOutput struct {
+	Commit string    `json:"commit"`
+	Role   string    `json:"role"`
+	Agent  string    `json:"agent"`
+	Phase  string    `json:"phase"`
+	Error  string    `json:"error"`
+	Time   time.Time `json:"time"`
+}
+
+// showOutput is the machine-readable result of `thread show`.
+type showOutput struct {
+	Thread         chain.ThreadID  `json:"thread"`
+	Workflow       string          `json:"workflow"`
+	WorkflowHash   string          `json:"workflowHash"`
+	Head           string          `json:"head"`
+	HeadCommit     string          `json:"headCommit"`
+	Status         chain.Status    `json:"status"`
+	CurrentRole    *string         `json:"currentRole"`
+	NextPrompt     *string         `json:"nextPrompt"`
+	SuspendedRole  *string         `json:"suspendedRole"`
+	SuspendMessage *string         `json:"suspendMessage"`
+	Error          *string         `json:"error"`
+	Steps          int             `json:"steps"`
+	Prompt         string          `json:"prompt"`
+	Cwd            string          `json:"cwd"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UpdatedAt      time.Time       `json:"updatedAt"`
+	Attempts       []attemptOutput `json:"failedAttempts"`
+	Hint           *string         `json:"hint"`
+}
+
+func newCmdShow(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "Show a thread's state: status, next role, failed attempts",
+		ArgsUsage: "<thread>",
+		Flags:     []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return showRun(c.Context, f, arg, format)
+		},
+	}
+}
+
+func showRun(ctx context.Context, f *cmdutil.Factory, arg string, format cmdutil.Format) error {
+	repo, t, err := openThread(ctx, f, arg)
+	if err != nil {
+		return err
+	}
+	st, err := repo.State(ctx, t)
+	if err != nil {
+		return err
+	}
+	chainEntries, err := repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return err
+	}
+	out := showOutput{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),
+		Head: string(t.Head.Node.Alias), HeadCommit: t.Head.Commit.String(), Status: st.Status,
+		CurrentRole: strPtr(st.CurrentRole), SuspendedRole: strPtr(st.SuspendedRole), SuspendMessage: strPtr(st.SuspendMessage),
+		Error: strPtr(st.Error), Steps: len(chainEntries) - 1, Prompt: t.Start.Prompt, Cwd: t.Start.Cwd,
+		CreatedAt: t.ID.Time().UTC(), UpdatedAt: t.Head.Time.UTC(), Attempts: []attemptOutput{}}
+	if st.CurrentRole != "" {
+		out.NextPrompt = strPtr(st.Next.Prompt)
+	}
+	attempts, err := repo.Attempts(ctx, t, true)
+	if err != nil {
+		return err
+	}
+	for _, a := range attempts {
+		out.Attempts = append(out.Attempts, attemptOutput{Commit: a.Commit.String(), Role: a.Node.Role, Agent: a.Node.Agent,
+			Phase: a.Node.Phase, Error: a.Node.Error, Time: a.Time.UTC()})
+	}
+	out.Hint = strPtr(hint(t.ID, st))
+	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
+		fmt.Fprintf(tw, "workflow\t%s (%s)\n", out.Workflow, out.WorkflowHash)
+		fmt.Fprintf(tw, "status\t%s\n", out.Status)
+		if st.CurrentRole != "" {
+			fmt.Fprintf(tw, "next role\t%s\n", st.CurrentRole)
+			fmt.Fprintf(tw, "next prompt\t%s\n", firstLine(st.Next.Prompt, 100))
+		}
+		if st.SuspendedRole != "" {
+			fmt.Fprintf(tw, "suspended at\t%s\n", st.SuspendedRole)
+			fmt.Fprintf(tw, "message\t%s\n", firstLine(st.SuspendMessage, 100))
+		}
+		if st.Error != "" {
+			fmt.Fprintf(tw, "error\t%s\n", firstLine(st.Error, 200))
+		}
+		fmt.Fprintf(tw, "steps\t%d\n", out.Steps)
+		fmt.Fprintf(tw, "head\t%s (commit %s)\n", out.Head, out.HeadCommit[:12])
+		fmt.Fprintf(tw, "task\t%s\n", firstLine(out.Prompt, 100))
+		fmt.Fprintf(tw, "cwd\t%s\n", out.Cwd)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if len(out.Attempts) > 0 {
+			fmt.Fprintf(w, "\nfailed attempts on this head (newest first):\n")
+			for _, a := range out.Attempts {
+				fmt.Fprintf(w, "  %s  %s (%s, %s): %s\n", a.Commit[:12], a.Role, a.Agent, a.Phase, firstLine(a.Error, 120))
+			}
+		}
+		if out.Hint != nil {
+			fmt.Fprintf(w, "\n%s\n", *out.Hint)
+		}
+		return nil
+	})
+}
+
+func hint(id chain.ThreadID, st chain.State) string {
+	switch st.Status {
+	case chain.StatusSuspended:
+		return fmt.Sprintf("Suspended: answer with git uwf thread resume %s -p \"<answer>\"", id)
+	case chain.StatusIdle:
+		return fmt.Sprintf("Run the next step with git uwf thread step %s", id)
+	case chain.StatusFailed:
+		if st.CurrentRole != "" {
+			return fmt.Sprintf("The last attempt failed; retry with git uwf thread step %s (inspect it with git show <commit>)", id)
+		}
+	}
+	return ""
+}
+
+func newCmdList(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "List threads, newest first (active ones unless --all)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled threads"},
+			&cli.StringFlag{Name: "status", Usage: "only threads in these `STATES` (comma-separated: idle,running,suspended,completed,cancelled,failed)"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.FlagErrorf("thread list takes no arguments")
+			}
+			opts := chain.ListOptions{All: c.Bool("all")}
+			if s := c.String("status"); s != "" {
+				for _, part := range strings.Split(s, ",") {
+					if strings.TrimSpace(part) == "active" {
+						opts.Statuses = append(opts.Statuses, chain.StatusIdle, chain.StatusRunning, chain.StatusSuspended, chain.StatusFailed)
+						continue
+					}
+					st, err := chain.ParseStatus(strings.TrimSpace(part))
+					if err != nil {
+						return cmdutil.FlagErrorf("--status: %v", err)
+					}
+					opts.Statuses = append(opts.Statuses, st)
+				}
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return listRun(c.Context, f, opts, format)
+		},
+	}
+}
+
+func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
+	repo, err := f.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	list, err := repo.List(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []chain.Summary{}
+	}
+	now := f.Now()
+	return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
+		if len(list) == 0 {
+			if opts.All {
+				fmt.Fprintln(w, "no threads yet: start one with git uwf thread start <workflow> -p \"<task>\"")
+			} else {
+				fmt.Fprintln(w, "no active threads (git uwf thread list --all shows finished ones)")
+			}
+			return nil
+		}
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "THREAD\tWORKFLOW\tSTATUS\tNEXT\tUPDATED\tTASK")
+		for _, s := range list {
+			next := deref(s.CurrentRole)
+			if s.Status == chain.StatusSuspended {
+				next = "(" + deref(s.SuspendedRole) + ")"
+			}
+			if next == "" {
+				next = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Thread, s.Workflow, s.Status, next, ago(now, s.UpdatedAt), firstLine(s.Prompt, 50))
+		}
+		return tw.Flush()
+	})
+}

@@ -1,0 +1,110 @@
+package thread
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+)
+
+// StartOptions are the inputs of `thread start`.
+type StartOptions struct {
+	Workflow string
+	Prompt   string
+	Cwd      string
+}
+
+// startOutput is the machine-readable result of `thread start`.
+type startOutput struct {
+	Thread       chain.ThreadID `json:"thread"`
+	Workflow     string         `json:"workflow"`
+	WorkflowHash string         `json:"workflowHash"`
+	Head         string         `json:"head"`
+	Commit       string         `json:"commit"`
+	CurrentRole  *string        `json:"currentRole"`
+}
+
+func newCmdStart(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "start",
+		Usage:     "Start a thread: a new run of a workflow",
+		ArgsUsage: "<workflow|alias|file>",
+		Description: "The workflow is found as: an alias, a file path, .uwf/workflows/<name>.yaml\n" +
+			"from the working directory up to the repository top, then the registry.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "the task `TEXT` (use - to read it from stdin)"},
+			&cli.StringFlag{Name: "cwd", Usage: "working `DIR` of the thread's agents (default: the current directory)"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			wf, err := oneArg(c, "workflow")
+			if err != nil {
+				return err
+			}
+			opts := StartOptions{Workflow: wf, Prompt: c.String("prompt"), Cwd: c.String("cwd")}
+			if opts.Prompt == "-" {
+				b, err := io.ReadAll(f.IO.In)
+				if err != nil {
+					return fmt.Errorf("read prompt from stdin: %w", err)
+				}
+				opts.Prompt = string(b)
+			}
+			if opts.Prompt == "" {
+				return cmdutil.FlagErrorf("missing --prompt: say what the thread should do")
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return startRun(c.Context, f, opts, format)
+		},
+	}
+}
+
+func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format cmdutil.Format) error {
+	repo, err := f.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	wd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	cwd := wd
+	if opts.Cwd != "" {
+		cwd = opts.Cwd
+		if !filepath.IsAbs(cwd) {
+			cwd = filepath.Join(wd, cwd)
+		}
+		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--cwd %s: not a directory", opts.Cwd)
+		}
+	}
+	info, err := cmdutil.ResolveWorkflow(ctx, f, repo, opts.Workflow)
+	if err != nil {
+		return err
+	}
+	t, err := repo.StartThread(ctx, info, opts.Prompt, filepath.Clean(cwd))
+	if err != nil {
+		return err
+	}
+	st, err := repo.State(ctx, t)
+	if err != nil {
+		return err
+	}
+	out := startOutput{Thread: t.ID, Workflow: info.Name, WorkflowHash: string(info.Alias),
+		Head: string(t.Head.Node.Alias), Commit: t.Head.Commit.String(), CurrentRole: strPtr(st.CurrentRole)}
+	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+		fmt.Fprintf(w, "started thread %s (%s)\n", t.ID, info.Name)
+		if st.CurrentRole != "" {
+			fmt.Fprintf(w, "next role: %s — run: git uwf thread step %s\n", st.CurrentRole, t.ID)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,178 @@
+package thread
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/engine"
+)
+
+// DefaultMaxSteps guards --until-done against workflows that loop forever.
+const DefaultMaxSteps = 50
+
+// StepOptions are the inputs of `thread step` and `thread resume`.
+type StepOptions struct {
+	Thread    string
+	Agent     string
+	Count     int
+	UntilDone bool
+	MaxSteps  int
+	Timeout   time.Duration
+	Verbose   bool
+	Resume    bool
+	Prompt    string
+}
+
+func agentFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "agent", Usage: "agent `COMMAND` line or configured alias (overrides the configuration)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "kill the agent after `DURATION` (default: configured, else 30m)"},
+		cmdutil.FormatFlag(),
+	}
+}
+
+func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "step",
+		Aliases:   []string{"exec"},
+		Usage:     "Run the next step(s): moderator → agent → validated commit",
+		ArgsUsage: "<thread>",
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "count", Aliases: []string{"c"}, Value: 1, Usage: "run up to `N` steps (stops early when the thread completes or suspends)"},
+			&cli.BoolFlag{Name: "until-done", Usage: "step until the thread completes or suspends"},
+			&cli.IntFlag{Name: "max-steps", Value: DefaultMaxSteps, Usage: "with --until-done, stop after `N` steps"},
+		}, agentFlags()...),
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
+				MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c)}
+			if opts.Count < 1 {
+				return cmdutil.FlagErrorf("--count must be a positive number")
+			}
+			if opts.MaxSteps < 1 {
+				return cmdutil.FlagErrorf("--max-steps must be a positive number")
+			}
+			if opts.UntilDone {
+				opts.Count = opts.MaxSteps
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return stepRun(c.Context, f, opts, format)
+		},
+	}
+}
+
+func newCmdResume(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "Re-run the role a suspended thread stopped at, with the suspend message and your answer",
+		ArgsUsage: "<thread>",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "your answer or extra instruction `TEXT`"},
+		}, agentFlags()...),
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: 1, Timeout: c.Duration("timeout"),
+				Verbose: verbose(c), Resume: true, Prompt: c.String("prompt")}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return stepRun(c.Context, f, opts, format)
+		},
+	}
+}
+
+func verbose(c *cli.Context) bool {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet("verbose") && ctx.Bool("verbose") {
+			return true
+		}
+	}
+	return false
+}
+
+func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format cmdutil.Format) error {
+	repo, t, err := openThread(ctx, f, opts.Thread)
+	if err != nil {
+		return err
+	}
+	eng, override, err := newEngine(ctx, f, repo, opts)
+	if err != nil {
+		return err
+	}
+	var results []*engine.Result
+	var stepErr error
+	for i := 0; i < opts.Count; i++ {
+		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: override, Resume: opts.Resume && i == 0, ResumePrompt: opts.Prompt})
+		if err != nil {
+			stepErr = err
+			break
+		}
+		results = append(results, res)
+		if format == cmdutil.FormatText {
+			printStepLine(f.IO.ErrOut, res)
+		}
+		if res.Status != chain.StatusIdle {
+			break
+		}
+	}
+	if opts.UntilDone && stepErr == nil && len(results) == opts.Count && results[len(results)-1].Status == chain.StatusIdle {
+		stepErr = fmt.Errorf("stopped after --max-steps %d steps; thread %s is still running its workflow (raise --max-steps or step again)", opts.Count, t.ID)
+	}
+	if len(results) == 0 && stepErr != nil {
+		return stepFailure(stepErr)
+	}
+	if results == nil {
+		results = []*engine.Result{}
+	}
+	perr := cmdutil.Print(f.IO, format, results, func(w io.Writer) error {
+		last := results[len(results)-1]
+		switch last.Status {
+		case chain.StatusCompleted:
+			fmt.Fprintf(w, "thread %s completed\n", last.Thread)
+		case chain.StatusSuspended:
+			fmt.Fprintf(w, "thread %s suspended at %s: %s\nanswer with: git uwf thread resume %s -p \"<answer>\"\n",
+				last.Thread, deref(last.SuspendedRole), firstLine(deref(last.SuspendMessage), 200), last.Thread)
+		default:
+			fmt.Fprintf(w, "thread %s is %s; next role: %s\n", last.Thread, last.Status, deref(last.CurrentRole))
+		}
+		return nil
+	})
+	if stepErr != nil {
+		return stepFailure(stepErr)
+	}
+	return perr
+}
+
+func stepFailure(err error) error {
+	if errors.Is(err, chain.ErrBusy) {
+		return busyExit(err)
+	}
+	return err
+}
+
+func printStepLine(w io.Writer, r *engine.Result) {
+	status, _ := r.Output["$status"].(string)
+	if status == "" {
+		status = "done"
+	}
+	fmt.Fprintf(w, "✓ %s (%s) → %s  [%s, %s]\n", r.Role, r.Agent, status, r.Step, chain.FormatDuration(msDuration(r.DurationMs)))
+}
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
