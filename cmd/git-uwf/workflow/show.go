@@ -1,0 +1,173 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/moderator"
+)
+
+// ShowOptions are the inputs of `workflow show`.
+type ShowOptions struct {
+	IO      *iostreams.IOStreams
+	Repo    func(context.Context) (*chain.Repo, error)
+	Resolve func(context.Context, *chain.Repo, string) (*chain.WorkflowInfo, error)
+	Format  cmdutil.Format
+
+	Workflow string
+}
+
+// ShowResult is the machine output of `workflow show`: the stored workflow
+// document (role schemas inline) with its hash, its graph form ("status" or
+// "conditions") and the alias of each role's schema node.
+type ShowResult struct {
+	Name        string            `json:"name"`
+	Hash        string            `json:"hash"`
+	Description string            `json:"description"`
+	Form        string            `json:"form"`
+	Roles       any               `json:"roles"`
+	Graph       any               `json:"graph"`
+	Conditions  any               `json:"conditions,omitempty"`
+	RoleSchemas map[string]string `json:"roleSchemas"`
+}
+
+func newCmdShow(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "Show a workflow: its roles and its routing graph",
+		ArgsUsage: "<name|alias|file>",
+		Description: "<workflow> is an alias (or unambiguous prefix), a file path, a name found as\n" +
+			".uwf/workflows/<name>.yaml from the current directory up to the repository top,\n" +
+			"or a registered name.",
+		Action: func(c *cli.Context) error {
+			arg, err := oneArg(c, "workflow name, alias or file")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return showRun(c.Context, &ShowOptions{IO: f.IO, Repo: f.Repo, Resolve: resolver(f), Format: format, Workflow: arg})
+		},
+	}
+}
+
+// resolver binds cmdutil.ResolveWorkflow to f.
+func resolver(f *cmdutil.Factory) func(context.Context, *chain.Repo, string) (*chain.WorkflowInfo, error) {
+	return func(ctx context.Context, repo *chain.Repo, arg string) (*chain.WorkflowInfo, error) {
+		return cmdutil.ResolveWorkflow(ctx, f, repo, arg)
+	}
+}
+
+// resolve opens the repository and resolves a workflow argument.
+func resolve(ctx context.Context, repoFn func(context.Context) (*chain.Repo, error),
+	resolveFn func(context.Context, *chain.Repo, string) (*chain.WorkflowInfo, error), arg string) (*chain.WorkflowInfo, error) {
+	repo, err := repoFn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return resolveFn(ctx, repo, arg)
+}
+
+func showRun(ctx context.Context, opts *ShowOptions) error {
+	info, err := resolve(ctx, opts.Repo, opts.Resolve, opts.Workflow)
+	if err != nil {
+		return err
+	}
+	w := info.Workflow
+	doc := w.Document()
+	res := ShowResult{
+		Name: w.Name, Hash: string(info.Alias), Description: w.Description, Form: string(w.Form),
+		Roles: doc["roles"], Graph: doc["graph"], Conditions: doc["conditions"],
+		RoleSchemas: map[string]string{},
+	}
+	for role, a := range info.RoleSchemas {
+		res.RoleSchemas[role] = string(a)
+	}
+	return cmdutil.Print(opts.IO, opts.Format, res, func(out io.Writer) error {
+		return writeSummary(out, info)
+	})
+}
+
+// writeSummary writes the human form of `workflow show`.
+func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
+	w := info.Workflow
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s  %s\n", w.Name, info.Alias)
+	if w.Description != "" {
+		fmt.Fprintf(&sb, "%s\n", strings.TrimSpace(w.Description))
+	}
+	fmt.Fprintf(&sb, "\nroles:\n")
+	for _, name := range w.RoleOrder {
+		r := w.Roles[name]
+		fmt.Fprintf(&sb, "  %s", name)
+		if r.Description != "" {
+			fmt.Fprintf(&sb, " — %s", firstLine(r.Description, 72))
+		}
+		sb.WriteString("\n")
+		if g := firstLine(r.Goal, 72); g != "" {
+			fmt.Fprintf(&sb, "    goal:     %s\n", g)
+		}
+		fmt.Fprintf(&sb, "    statuses: %s\n", strings.Join(w.Statuses(name), ", "))
+	}
+	if len(w.Conditions) > 0 {
+		fmt.Fprintf(&sb, "\nconditions:\n")
+		for _, name := range sortedKeys(w.Conditions) {
+			fmt.Fprintf(&sb, "  %s: %s\n", name, w.Conditions[name].Expression)
+		}
+	}
+	fmt.Fprintf(&sb, "\ngraph:\n")
+	for _, e := range edges(w) {
+		arrow := "-->"
+		if l := edgeLabel(w, e); l != "" {
+			arrow = "--" + l + "-->"
+		}
+		fmt.Fprintf(&sb, "  %s %s %s", e.From, arrow, e.To)
+		if p := firstLine(e.Prompt, 60); p != "" {
+			fmt.Fprintf(&sb, ": %q", p)
+		}
+		sb.WriteString("\n")
+	}
+	_, err := io.WriteString(out, sb.String())
+	return err
+}
+
+// edges lists the workflow's edges, source by source in file order.
+func edges(w *moderator.Workflow) []moderator.Edge {
+	var out []moderator.Edge
+	seen := map[string]bool{}
+	add := func(node string) {
+		if seen[node] {
+			return
+		}
+		seen[node] = true
+		out = append(out, w.Graph[node]...)
+	}
+	for _, n := range w.NodeOrder {
+		add(n)
+	}
+	for _, n := range sortedKeys(w.Graph) {
+		add(n)
+	}
+	return out
+}
+
+// edgeLabel is the guard of an edge as people read it: the status (not the
+// default "_") or the condition name.
+func edgeLabel(w *moderator.Workflow, e moderator.Edge) string {
+	if w.Form == moderator.Transitions {
+		return e.Condition
+	}
+	if e.Status == moderator.DefaultStatus {
+		return ""
+	}
+	return e.Status
+}

@@ -1,0 +1,89 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+)
+
+// ValidateOptions are the inputs of `workflow validate`.
+type ValidateOptions struct {
+	IO     *iostreams.IOStreams
+	Getwd  func() (string, error)
+	Format cmdutil.Format
+
+	File string
+}
+
+// ValidateResult is the machine output of `workflow validate`: Name and
+// Roles when the file is valid, Problems when it is not.
+type ValidateResult struct {
+	Valid    bool      `json:"valid"`
+	Name     string    `json:"name,omitempty"`
+	Roles    []string  `json:"roles,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Problem is one validation problem in machine output. Line and Col are
+// 1-based; 0 means unknown.
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+}
+
+func newCmdValidate(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "validate",
+		Usage:     "Check a workflow file without writing anything",
+		ArgsUsage: "<file>",
+		Description: "Loads <file> with its includes and reports every problem as file:line:col. Works\n" +
+			"outside a git repository. Exits 1 when the workflow is invalid.",
+		Action: func(c *cli.Context) error {
+			file, err := oneArg(c, "workflow file")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return validateRun(c.Context, &ValidateOptions{IO: f.IO, Getwd: f.Getwd, Format: format, File: file})
+		},
+	}
+}
+
+func validateRun(_ context.Context, opts *ValidateOptions) error {
+	w, err := loadFile(opts.Getwd, opts.File)
+	var invalid *InvalidError
+	if errors.As(err, &invalid) {
+		if opts.Format == cmdutil.FormatText {
+			return err
+		}
+		res := ValidateResult{Valid: false, Problems: make([]Problem, len(invalid.Problems))}
+		for i, p := range invalid.Problems {
+			res.Problems[i] = Problem{File: p.File, Line: p.Line, Col: p.Col, Message: p.Message}
+		}
+		if err := cmdutil.Print(opts.IO, opts.Format, res, nil); err != nil {
+			return err
+		}
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure}
+	}
+	if err != nil {
+		return err
+	}
+	res := ValidateResult{Valid: true, Name: w.Name, Roles: append([]string{}, w.RoleOrder...)}
+	return cmdutil.Print(opts.IO, opts.Format, res, func(out io.Writer) error {
+		_, err := fmt.Fprintf(out, "%s: workflow %s is valid (%d roles: %s)\n",
+			opts.File, w.Name, len(w.RoleOrder), strings.Join(w.RoleOrder, ", "))
+		return err
+	})
+}

@@ -1,0 +1,132 @@
+package workflow
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/moderator"
+)
+
+// NewCmdWorkflow returns the `workflow` command group.
+func NewCmdWorkflow(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "workflow",
+		Usage: "Register, validate and inspect workflows",
+		Description: "A workflow is a YAML file of roles and a routing graph. `put` stores a version of it\n" +
+			"on refs/uwf/workflows/<name>; threads pin the version they started with.",
+		Subcommands: []*cli.Command{
+			newCmdPut(f),
+			newCmdValidate(f),
+			newCmdShow(f),
+			newCmdList(f),
+			newCmdHistory(f),
+			newCmdGraph(f),
+		},
+	}
+}
+
+// oneArg returns the single positional argument or a usage error.
+func oneArg(c *cli.Context, what string) (string, error) {
+	switch c.NArg() {
+	case 1:
+		if strings.TrimSpace(c.Args().First()) == "" {
+			return "", cmdutil.FlagErrorf("empty %s", what)
+		}
+		return c.Args().First(), nil
+	case 0:
+		return "", cmdutil.FlagErrorf("missing %s", what)
+	default:
+		return "", cmdutil.FlagErrorf("expected one %s, got %d arguments", what, c.NArg())
+	}
+}
+
+// noArgs rejects positional arguments.
+func noArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return cmdutil.FlagErrorf("unexpected argument %q", c.Args().First())
+	}
+	return nil
+}
+
+// absPath makes path absolute against the command's working directory
+// (which -C may have changed).
+func absPath(getwd func() (string, error), path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path), nil
+	}
+	wd, err := getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, path), nil
+}
+
+// InvalidError is a workflow file that failed validation. Its message is the
+// whole report, one "file:line:col: message" line per problem, with file
+// names as the user would write them.
+type InvalidError struct {
+	Path     string
+	Problems []moderator.Problem
+}
+
+func (e *InvalidError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "workflow %s is invalid:", e.Path)
+	for _, p := range e.Problems {
+		sb.WriteString("\n")
+		sb.WriteString(p.String())
+	}
+	return sb.String()
+}
+
+// loadFile loads and validates the workflow file path (relative to getwd).
+// A validation failure is an *InvalidError whose problems name files
+// relative to the directory the user named.
+func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, error) {
+	abs, err := absPath(getwd, path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := cmdutil.LoadWorkflowFile(abs)
+	if err == nil {
+		return w, nil
+	}
+	var ve *moderator.ValidationError
+	if !errors.As(err, &ve) {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("workflow file %s does not exist", path)
+		}
+		return nil, err
+	}
+	base := filepath.Dir(path)
+	if fi, statErr := os.Stat(abs); statErr == nil && fi.IsDir() {
+		base = path
+	}
+	problems := make([]moderator.Problem, len(ve.Problems))
+	for i, p := range ve.Problems {
+		if p.File != "" {
+			p.File = filepath.ToSlash(filepath.Join(base, filepath.FromSlash(p.File)))
+		}
+		problems[i] = p
+	}
+	return nil, &InvalidError{Path: path, Problems: problems}
+}
+
+// firstLine returns the first non-empty line of s, cut to max runes.
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	r := []rune(s)
+	if len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
