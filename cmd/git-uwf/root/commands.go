@@ -3,7 +3,9 @@ package root
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/workflow"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 )
 
@@ -14,6 +16,8 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 	return []*cli.Command{
 		thread.NewCmdThread(f),
 		thread.NewCmdStep(f),
+		workflow.NewCmdWorkflow(f),
+		cas.NewCmdCas(f),
 		newCmdVersion(f),
 		newCmdMan(f),
 	}
