@@ -1,0 +1,28 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ValidWorkflowName reports whether name can be a registered workflow name,
+// i.e. the last component of refs/uwf/workflows/<name>.
+func ValidWorkflowName(name string) error { return validWorkflowName(name) }
+
+// WorkflowAt reads the workflow version registered by a registry commit (a
+// commit of refs/uwf/workflows/<name>), e.g. one fetched from a remote that
+// is not on any local ref yet.
+func (r *Repo) WorkflowAt(ctx context.Context, commit plumbing.Hash) (*WorkflowInfo, error) {
+	c, err := object.GetCommit(r.Store.Storer(), commit)
+	if err != nil {
+		return nil, fmt.Errorf("read workflow commit %s: %w", commit, err)
+	}
+	info, err := r.loadWorkflowTree(ctx, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("workflow commit %s: %w", commit, err)
+	}
+	return info, nil
+}

@@ -1,0 +1,367 @@
+package uwfsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitcli"
+)
+
+// mode selects what reconcile may do.
+type mode int
+
+const (
+	// modeSync does everything: new, fast-forward, fork, merge.
+	modeSync mode = iota
+	// modeAdopt only creates new refs and fast-forwards; divergence is
+	// reported and left for an explicit sync.
+	modeAdopt
+)
+
+// Reconcile brings the local refs/uwf/* up to date with the remote-tracking
+// refs/remotes/<remote>/uwf/* (as left by a fetch), following the rules in
+// the package documentation. It yields one Result per remote-tracking ref;
+// a ref that cannot be reconciled is reported (invalid or error) and the
+// others still are. The error is for failures that concern the whole run
+// (the remote is not configured, git cannot list refs, cancellation).
+func Reconcile(ctx context.Context, repo *chain.Repo, remote string) (*Report, error) {
+	if err := CheckRemote(ctx, repo, remote); err != nil {
+		return nil, err
+	}
+	return reconcile(ctx, repo, remote, modeSync)
+}
+
+// Adopt applies what plain git fetches brought into the remote-tracking
+// namespaces of every remote set up with SetupRemote: refs that are new or
+// that fast-forward are copied to refs/uwf/*; divergence is reported as
+// KindDiverged and left for git uwf sync. It does no network I/O and never
+// pushes, so it is safe to run before any command that reads threads.
+func Adopt(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
+	remotes, err := SetUpRemotes(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	var reports []*Report
+	for _, remote := range remotes {
+		rep, err := reconcile(ctx, repo, remote, modeAdopt)
+		if rep != nil {
+			reports = append(reports, rep)
+		}
+		if err != nil {
+			return reports, err
+		}
+	}
+	return reports, nil
+}
+
+type reconciler struct {
+	repo   *chain.Repo
+	remote string
+	mode   mode
+	local  map[string]string // refs/uwf/... → oid, kept current as refs move
+}
+
+func reconcile(ctx context.Context, repo *chain.Repo, remote string, m mode) (*Report, error) {
+	tracking, err := repo.Git.ForEachRef(ctx, trackingPrefix(remote))
+	if err != nil {
+		return nil, fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
+	}
+	local, err := repo.Git.ForEachRef(ctx, chain.RefPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list local git-uwf refs: %w", err)
+	}
+	rc := &reconciler{repo: repo, remote: remote, mode: m, local: make(map[string]string, len(local))}
+	for _, ref := range local {
+		rc.local[ref.Name] = ref.OID
+	}
+	rep := &Report{Remote: remote, Results: []Result{}}
+	for _, t := range tracking {
+		name := chain.RefPrefix + strings.TrimPrefix(t.Name, trackingPrefix(remote))
+		res := rc.one(ctx, name, t.OID)
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		rep.add(res)
+	}
+	if err := repo.Store.Refresh(ctx); err != nil {
+		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", remote, err)
+	}
+	return rep, nil
+}
+
+// one reconciles the local ref name with the remote's value remoteOID.
+func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
+	localOID := rc.local[name]
+	res := Result{Ref: name, Old: localOID, New: localOID}
+	fail := func(kind Kind, format string, args ...any) Result {
+		res.Kind, res.Reason, res.New = kind, fmt.Sprintf(format, args...), localOID
+		return res
+	}
+	ns, key, _ := strings.Cut(strings.TrimPrefix(name, chain.RefPrefix), "/")
+	var id chain.ThreadID
+	switch ns {
+	case "threads", "attempts":
+		parsed, err := chain.ParseThreadID(key)
+		if err != nil || string(parsed) != key {
+			return fail(KindInvalid, "%q is not a thread id (a ULID)", key)
+		}
+		id = parsed
+	case "workflows":
+		if err := chain.ValidWorkflowName(key); err != nil {
+			return fail(KindInvalid, "%v", err)
+		}
+	default:
+		return fail(KindInvalid, "refs/uwf/%s/ is not a git-uwf ref namespace", ns)
+	}
+	if localOID == remoteOID {
+		res.Kind = KindUpToDate
+		return res
+	}
+	remote := plumbing.NewHash(remoteOID)
+	validate := func() (string, error) {
+		switch ns {
+		case "threads":
+			return validateThread(ctx, rc.repo, id, remote)
+		case "workflows":
+			return validateWorkflow(ctx, rc.repo, remote)
+		default:
+			return validateAttempts(rc.repo, remote)
+		}
+	}
+	if localOID == "" {
+		if reason, err := validate(); err != nil {
+			return fail(KindError, "%v", err)
+		} else if reason != "" {
+			return fail(KindInvalid, "%s", reason)
+		}
+		if err := rc.update(ctx, "uwf: sync new from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: gitcli.ZeroOID, New: remoteOID}); err != nil {
+			return fail(KindError, "create %s: %v", name, err)
+		}
+		res.Kind, res.New, res.Steps = KindNew, remoteOID, rc.count(ctx, ns, "", remoteOID)
+		return res
+	}
+	local := plumbing.NewHash(localOID)
+	ahead, err := rc.repo.IsAncestor(ctx, remote, local)
+	if err != nil {
+		return fail(KindError, "compare with %s: %v", rc.remote, err)
+	}
+	if ahead {
+		res.Kind = KindLocalAhead
+		return res
+	}
+	if reason, err := validate(); err != nil {
+		return fail(KindError, "%v", err)
+	} else if reason != "" {
+		return fail(KindInvalid, "%s", reason)
+	}
+	behind, err := rc.repo.IsAncestor(ctx, local, remote)
+	if err != nil {
+		return fail(KindError, "compare with %s: %v", rc.remote, err)
+	}
+	if ns == "threads" {
+		unlock, err := rc.repo.LockThread(id)
+		if err != nil {
+			return fail(KindError, "%v; sync again when it is done", err)
+		}
+		defer unlock()
+	}
+	if behind {
+		if err := rc.update(ctx, "uwf: sync fast-forward from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: localOID, New: remoteOID}); err != nil {
+			return fail(KindError, "fast-forward %s: %v", name, err)
+		}
+		res.Kind, res.New, res.Steps = KindFastForward, remoteOID, rc.count(ctx, ns, localOID, remoteOID)
+		return res
+	}
+	if rc.mode == modeAdopt {
+		return fail(KindDiverged, "both sides moved: run git uwf sync %s", rc.remote)
+	}
+	switch ns {
+	case "threads":
+		return rc.forkThread(ctx, res, id, local, remote)
+	case "workflows":
+		return rc.forkWorkflow(ctx, res, key, local, remote)
+	default:
+		return rc.mergeAttempts(ctx, res, id, local, remote)
+	}
+}
+
+// forkThread keeps both lines of a diverged thread: the name moves to the
+// remote line, the local line is saved as the derived fork thread.
+func (rc *reconciler) forkThread(ctx context.Context, res Result, id chain.ThreadID, local, remote plumbing.Hash) Result {
+	c, err := object.GetCommit(rc.repo.Store.Storer(), local)
+	if err != nil {
+		res.Kind, res.Reason = KindError, fmt.Sprintf("read local tip %s: %v", local, err)
+		return res
+	}
+	fork := ForkID(id, local.String(), c.Committer.When)
+	return rc.saveAndMove(ctx, res, fork.Ref(), local, remote,
+		fmt.Sprintf("thread %s diverged: remote line kept as %s, your line saved as fork %s", id, id, fork))
+}
+
+// forkWorkflow keeps both lines of a diverged workflow registry, unless
+// every local version is already on the remote line.
+func (rc *reconciler) forkWorkflow(ctx context.Context, res Result, name string, local, remote plumbing.Hash) Result {
+	missing, err := rc.localOnlyTrees(ctx, local, remote)
+	if err != nil {
+		res.Kind, res.Reason = KindError, err.Error()
+		return res
+	}
+	if missing == 0 {
+		if err := rc.update(ctx, "uwf: sync workflow "+name+" from "+rc.remote,
+			gitcli.RefUpdate{Ref: res.Ref, Old: local.String(), New: remote.String()}); err != nil {
+			res.Kind, res.Reason = KindError, fmt.Sprintf("move %s: %v", res.Ref, err)
+			return res
+		}
+		res.Kind, res.New = KindFastForward, remote.String()
+		res.Reason = fmt.Sprintf("workflow %s: every version you registered is already on %s", name, rc.remote)
+		return res
+	}
+	forkName := workflowForkName(name, local.String())
+	return rc.saveAndMove(ctx, res, chain.WorkflowsPrefix+forkName, local, remote,
+		fmt.Sprintf("workflow %s diverged: remote versions kept as %s, your %d version(s) saved as %s", name, name, missing, forkName))
+}
+
+// saveAndMove points fork at local (unless it already holds local) and
+// moves res.Ref from local to remote, in one transaction.
+func (rc *reconciler) saveAndMove(ctx context.Context, res Result, fork string, local, remote plumbing.Hash, reason string) Result {
+	updates := []gitcli.RefUpdate{{Ref: res.Ref, Old: local.String(), New: remote.String()}}
+	switch existing := rc.local[fork]; {
+	case existing == "":
+		updates = append(updates, gitcli.RefUpdate{Ref: fork, Old: gitcli.ZeroOID, New: local.String()})
+	case existing == local.String():
+	default:
+		kept, err := rc.repo.IsAncestor(ctx, local, plumbing.NewHash(existing))
+		if err != nil || !kept {
+			res.Kind = KindError
+			res.Reason = fmt.Sprintf("cannot save your line: %s already exists and does not contain %s", fork, local)
+			return res
+		}
+	}
+	if err := rc.update(ctx, "uwf: sync diverged from "+rc.remote, updates...); err != nil {
+		res.Kind, res.Reason = KindError, fmt.Sprintf("save %s and move %s: %v", fork, res.Ref, err)
+		return res
+	}
+	res.Kind, res.New, res.Fork, res.Reason = KindForked, remote.String(), fork, reason
+	return res
+}
+
+// mergeAttempts replays the local-only attempts (newest first on the
+// second-parent chain) onto the remote's attempts log, keeping each
+// attempt's tree, message, signatures and thread head.
+func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.ThreadID, local, remote plumbing.Hash) Result {
+	s := rc.repo.Store.Storer()
+	var mine []*object.Commit // newest first
+	for c := local; !c.IsZero(); {
+		shared, err := rc.repo.IsAncestor(ctx, c, remote)
+		if err != nil {
+			res.Kind, res.Reason = KindError, fmt.Sprintf("compare attempt %s with %s: %v", c, rc.remote, err)
+			return res
+		}
+		if shared {
+			break
+		}
+		commit, err := object.GetCommit(s, c)
+		if err != nil {
+			res.Kind, res.Reason = KindError, fmt.Sprintf("read attempt %s: %v", c, err)
+			return res
+		}
+		mine = append(mine, commit)
+		c = plumbing.ZeroHash
+		if len(commit.ParentHashes) > 1 {
+			c = commit.ParentHashes[1]
+		}
+	}
+	tip := remote
+	for i := len(mine) - 1; i >= 0; i-- {
+		old := mine[i]
+		parents := []plumbing.Hash{tip}
+		if len(old.ParentHashes) > 0 {
+			parents = []plumbing.Hash{old.ParentHashes[0], tip}
+		}
+		n := &object.Commit{Author: old.Author, Committer: old.Committer, Message: old.Message,
+			TreeHash: old.TreeHash, ParentHashes: parents}
+		obj := s.NewEncodedObject()
+		if err := n.Encode(obj); err != nil {
+			res.Kind, res.Reason = KindError, fmt.Sprintf("replay attempt %s: %v", old.Hash, err)
+			return res
+		}
+		oid, err := s.SetEncodedObject(obj)
+		if err != nil {
+			res.Kind, res.Reason = KindError, fmt.Sprintf("replay attempt %s: %v", old.Hash, err)
+			return res
+		}
+		tip = oid
+	}
+	if err := rc.update(ctx, "uwf: sync attempts of "+string(id)+" from "+rc.remote,
+		gitcli.RefUpdate{Ref: res.Ref, Old: local.String(), New: tip.String()}); err != nil {
+		res.Kind, res.Reason = KindError, fmt.Sprintf("move %s: %v", res.Ref, err)
+		return res
+	}
+	res.Kind, res.New = KindMerged, tip.String()
+	res.Reason = fmt.Sprintf("attempts of %s: %d of yours replayed onto the %s log", id, len(mine), rc.remote)
+	return res
+}
+
+// localOnlyTrees counts the commits on local but not on remote whose tree
+// (the registered version) appears nowhere in remote's history.
+func (rc *reconciler) localOnlyTrees(ctx context.Context, local, remote plumbing.Hash) (int, error) {
+	theirs, err := rc.repo.Git.Output(ctx, "log", "--format=%T", remote.String())
+	if err != nil {
+		return 0, fmt.Errorf("list versions on %s: %w", rc.remote, err)
+	}
+	mine, err := rc.repo.Git.Output(ctx, "log", "--format=%T", remote.String()+".."+local.String())
+	if err != nil {
+		return 0, fmt.Errorf("list your versions: %w", err)
+	}
+	have := map[string]bool{}
+	for _, t := range strings.Fields(theirs) {
+		have[t] = true
+	}
+	missing := 0
+	for _, t := range strings.Fields(mine) {
+		if !have[t] {
+			missing++
+		}
+	}
+	return missing, nil
+}
+
+// update applies ref updates by compare-and-swap and records the new values.
+func (rc *reconciler) update(ctx context.Context, msg string, updates ...gitcli.RefUpdate) error {
+	if err := rc.repo.Git.UpdateRefs(ctx, msg, updates...); err != nil {
+		var conflict *gitcli.RefConflictError
+		if errors.As(err, &conflict) {
+			return fmt.Errorf("%w (it moved while syncing; sync again)", err)
+		}
+		return err
+	}
+	for _, u := range updates {
+		rc.local[u.Ref] = u.New
+	}
+	return nil
+}
+
+// count returns how many first-parent commits lie between from (exclusive,
+// "" for none) and to; 0 for attempts logs or when git cannot tell.
+func (rc *reconciler) count(ctx context.Context, ns, from, to string) int {
+	if ns == "attempts" {
+		return 0
+	}
+	rng := to
+	if from != "" {
+		rng = from + ".." + to
+	}
+	out, err := rc.repo.Git.Output(ctx, "rev-list", "--count", "--first-parent", rng)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(out)
+	return n
+}

@@ -1,0 +1,121 @@
+package uwfsync
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/objects"
+)
+
+// validateThread checks that tip is a well-formed thread: one root holding a
+// StartNode, one parent per later commit, each StepNode or CancelNode
+// belonging to that start and continuing the commit before it, a cancel
+// only at the end, and a readable pinned workflow. It returns the reason it
+// is not, or "".
+func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip plumbing.Hash) (string, error) {
+	entries, err := repo.Chain(ctx, tip)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return err.Error(), nil
+	}
+	s := repo.Store.Storer()
+	start := entries[0].Node.Alias
+	var prev *objects.Alias
+	for i, e := range entries {
+		c, err := object.GetCommit(s, e.Commit)
+		if err != nil {
+			return fmt.Sprintf("read commit %s: %v", e.Commit, err), nil
+		}
+		switch {
+		case i == 0 && len(c.ParentHashes) != 0:
+			return fmt.Sprintf("the StartNode commit %s has parents: a thread has one root", e.Commit), nil
+		case i > 0 && len(c.ParentHashes) != 1:
+			return fmt.Sprintf("commit %s has %d parents: a thread is a single line", e.Commit, len(c.ParentHashes)), nil
+		case i > 0 && e.Kind == chain.KindStart:
+			return fmt.Sprintf("commit %s holds a second StartNode", e.Commit), nil
+		case i > 0 && entries[i-1].Kind == chain.KindCancel:
+			return fmt.Sprintf("commit %s follows the cancel commit %s", e.Commit, entries[i-1].Commit), nil
+		}
+		var gotStart objects.Alias
+		var gotPrev *objects.Alias
+		switch e.Kind {
+		case chain.KindStep:
+			gotStart, gotPrev = e.Step.Start, e.Step.Prev
+		case chain.KindCancel:
+			gotStart, gotPrev = e.Cancel.Start, e.Cancel.Prev
+		default:
+			continue
+		}
+		if gotStart != start {
+			return fmt.Sprintf("commit %s belongs to start %s, not %s", e.Commit, gotStart, start), nil
+		}
+		if !sameAlias(gotPrev, prev) {
+			return fmt.Sprintf("commit %s continues %s, but its parent holds %s", e.Commit, aliasString(gotPrev), aliasString(prev)), nil
+		}
+		if e.Kind == chain.KindStep {
+			a := e.Node.Alias
+			prev = &a
+		}
+	}
+	if _, err := repo.ThreadAt(ctx, id, tip); err != nil {
+		return err.Error(), nil
+	}
+	return "", nil
+}
+
+// validateWorkflow checks that tip is a registry commit pinning a readable
+// workflow.
+func validateWorkflow(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) (string, error) {
+	if _, err := repo.WorkflowAt(ctx, tip); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return err.Error(), nil
+	}
+	return "", nil
+}
+
+// validateAttempts checks that tip looks like an attempts log entry: a
+// commit with one or two parents (the thread head, the previous attempt)
+// whose tree holds a node.
+func validateAttempts(repo *chain.Repo, tip plumbing.Hash) (string, error) {
+	c, err := object.GetCommit(repo.Store.Storer(), tip)
+	if err != nil {
+		return fmt.Sprintf("read commit %s: %v", tip, err), nil
+	}
+	if n := len(c.ParentHashes); n < 1 || n > 2 {
+		return fmt.Sprintf("commit %s has %d parents: an attempt has the thread head and the previous attempt", tip, n), nil
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return fmt.Sprintf("read tree of %s: %v", tip, err), nil
+	}
+	e, err := tree.FindEntry("node")
+	if err != nil {
+		return fmt.Sprintf("commit %s is not a git-uwf attempt (no node in its tree)", tip), nil
+	}
+	if _, err := repo.Store.GetOID(e.Hash); err != nil {
+		return fmt.Sprintf("commit %s: %v", tip, err), nil
+	}
+	return "", nil
+}
+
+func sameAlias(a, b *objects.Alias) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func aliasString(a *objects.Alias) string {
+	if a == nil {
+		return "the start"
+	}
+	return string(*a)
+}
