@@ -63,6 +63,7 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	a.Stdout, a.Stderr = clipEvidence(a.Stdout), clipEvidence(a.Stderr)
 	an := AttemptNode{Start: t.StartAlias, Prev: headStepAlias(t.Head), Role: a.Role, Agent: a.Agent,
 		Error: a.Error, Phase: a.Phase, ExitCode: a.ExitCode, StartedAtMs: a.StartedAtMs, CompletedAtMs: a.CompletedAtMs}
 	if a.Stdout != "" {
@@ -181,4 +182,19 @@ func (r *Repo) Attempts(ctx context.Context, t *Thread, sinceHead bool) ([]Faile
 		}
 	}
 	return out, nil
+}
+
+// MaxEvidence bounds how much of a failed agent's stdout and stderr is kept
+// in its attempt record: the first and last halves, with a marker between.
+const MaxEvidence = 1 << 20
+
+func clipEvidence(s string) string {
+	if len(s) <= MaxEvidence {
+		return strings.ToValidUTF8(s, "\uFFFD")
+	}
+	half := MaxEvidence / 2
+	head, tail := s[:half], s[len(s)-half:]
+	return strings.ToValidUTF8(head, "\uFFFD") +
+		fmt.Sprintf("\n[… %d bytes omitted by git-uwf …]\n", len(s)-2*half) +
+		strings.ToValidUTF8(tail, "\uFFFD")
 }
