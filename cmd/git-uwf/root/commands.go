@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/workflow"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
@@ -18,6 +19,7 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		thread.NewCmdStep(f),
 		workflow.NewCmdWorkflow(f),
 		cas.NewCmdCas(f),
+		demo.NewCmdDemo(f),
 		newCmdVersion(f),
 		newCmdMan(f),
 	}

@@ -1,0 +1,141 @@
+// Package demo implements `git uwf demo`: a complete workflow run, offline,
+// in a fresh repository, played by the built-in mock agent.
+package demo
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/internal/gitcli"
+)
+
+//go:embed assets/feature.yaml
+var workflowYAML []byte
+
+//go:embed assets/feature.mock.yaml
+var mockScript []byte
+
+// Options are the inputs of `git uwf demo`.
+type Options struct {
+	// Dir is the repository to create (default: a new temp directory).
+	Dir string
+}
+
+// NewCmdDemo returns the `demo` command.
+func NewCmdDemo(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "Run a whole workflow offline on the mock agent, in a new repository",
+		Description: "Creates a git repository (a temp dir, or --dir), writes an example workflow to\n" +
+			".uwf/workflows/feature.yaml and a script for the mock agent, registers the\n" +
+			"workflow, starts a thread and steps it until it completes. The repository is\n" +
+			"kept so you can explore it with git uwf and plain git.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Usage: "create the demo repository in `DIR` (must not exist or be empty)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.FlagErrorf("demo takes no arguments")
+			}
+			dir := c.String("dir")
+			if dir != "" && !filepath.IsAbs(dir) {
+				wd, err := f.Getwd()
+				if err != nil {
+					return err
+				}
+				dir = filepath.Join(wd, dir)
+			}
+			return run(c.Context, f, Options{Dir: dir})
+		},
+	}
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
+	out := f.IO.Out
+	dir := opts.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "git-uwf-demo-"); err != nil {
+			return err
+		}
+	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("demo directory %s is not empty", dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, cmdutil.WorkflowDir), 0o755); err != nil {
+		return err
+	}
+	git, err := gitcli.NewRunner(dir, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := git.Run(ctx, nil, "init", "-q", "-b", "main"); err != nil {
+		return fmt.Errorf("create demo repository: %w", err)
+	}
+	wfPath := filepath.Join(dir, cmdutil.WorkflowDir, "feature.yaml")
+	scriptPath := filepath.Join(dir, ".uwf", "feature.mock.yaml")
+	if err := os.WriteFile(wfPath, workflowYAML, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(scriptPath, mockScript, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "demo repository: %s\n", dir)
+
+	repo, err := chain.Open(ctx, dir, chain.Options{Now: f.Now})
+	if err != nil {
+		return err
+	}
+	w, err := cmdutil.LoadWorkflowFile(wfPath)
+	if err != nil {
+		return err
+	}
+	info, _, err := repo.RegisterWorkflow(ctx, w)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "registered workflow %s (%s) from .uwf/workflows/feature.yaml\n", info.Name, info.Alias)
+	t, err := repo.StartThread(ctx, info, "Add a --verbose flag that prints progress lines.", dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "started thread %s\n\n", t.ID)
+
+	self, err := f.Executable()
+	if err != nil {
+		return err
+	}
+	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress}
+	mock := &engine.AgentSpec{Name: "mock", Argv: []string{self, "agent", "mock", "--script", scriptPath}}
+	for i := 0; i < 20; i++ {
+		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: mock})
+		if err != nil {
+			return err
+		}
+		status, _ := res.Output["$status"].(string)
+		fmt.Fprintf(out, "step %d: %-9s → %-13s %s\n", i+1, res.Role, status, res.Step)
+		if res.Status != chain.StatusIdle {
+			fmt.Fprintf(out, "\nthread %s is %s\n\n", t.ID, res.Status)
+			break
+		}
+	}
+	if t, err = repo.Thread(ctx, t.ID); err != nil {
+		return err
+	}
+	md, err := repo.Read(ctx, t, chain.ReadOptions{Quota: 100000})
+	if err != nil {
+		return err
+	}
+	io.WriteString(out, md)
+	fmt.Fprintf(out, "\nExplore it:\n  cd %s\n  git uwf thread list --all\n  git uwf thread show %s\n  git log --format='%%h %%s' %s\n",
+		dir, t.ID, t.ID.Ref())
+	return nil
+}
