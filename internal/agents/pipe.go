@@ -1,0 +1,224 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kballard/go-shellquote"
+
+	"github.com/git-uwf/git-uwf/agentkit"
+)
+
+// maxEchoedAnswer bounds the previous answer quoted in a correction that
+// cannot resume a session.
+const maxEchoedAnswer = 32 << 10
+
+// Pipe runs a prompt-in, text-out command: the prompt goes to its stdin
+// (which is then closed; the prompt is never an argument), stdout is the
+// answer and stderr is kept in the step's detail.
+type Pipe struct {
+	// Argv is the command line.
+	Argv []string
+	// Preset, when set, says how to read stdout and how to resume a session.
+	// Without one, stdout is plain text.
+	Preset *Preset
+	// Timeout bounds one run (0: the preset's, else DefaultPipeTimeout); the
+	// whole process group is killed when it passes.
+	Timeout time.Duration
+	// Env is the command's environment (nil: inherit).
+	Env []string
+	// MaxOutput caps stdout and stderr (0: agentkit's default).
+	MaxOutput int64
+}
+
+// NewPipe builds a pipe agent from a preset name (may be ""), a command
+// line (may be empty when a preset is given; it replaces the preset's)
+// and a model (for presets that take one).
+func NewPipe(preset string, argv []string, model string) (*Pipe, error) {
+	p := &Pipe{Argv: slices.Clone(argv)}
+	if preset != "" {
+		pr, ok := LookupPreset(preset)
+		if !ok {
+			return nil, fmt.Errorf("unknown pipe preset %q (known: %s)", preset, strings.Join(PresetNames(), ", "))
+		}
+		p.Preset = &pr
+		if len(p.Argv) == 0 {
+			p.Argv = slices.Clone(pr.Argv)
+		}
+	}
+	if len(p.Argv) == 0 {
+		return nil, errors.New("pipe needs a command (after --) or --preset NAME")
+	}
+	hasPlaceholder := slices.Contains(p.Argv, ModelPlaceholder)
+	switch {
+	case hasPlaceholder && model == "":
+		return nil, fmt.Errorf("the %s command line needs a model: pass --model NAME or set %s", p.label(), EnvPipeModel)
+	case hasPlaceholder:
+		for i, a := range p.Argv {
+			if a == ModelPlaceholder {
+				p.Argv[i] = model
+			}
+		}
+	case model != "" && p.Preset != nil && p.Preset.ModelFlag != "":
+		p.Argv = append(p.Argv, p.Preset.ModelFlag, model)
+	case model != "":
+		return nil, fmt.Errorf("--model: the %s command line has no model option; put it in the command after --", p.label())
+	}
+	return p, nil
+}
+
+// EnvPipeModel is read by `git uwf agent pipe` when --model is not given.
+const EnvPipeModel = "UWF_PIPE_MODEL"
+
+func (p *Pipe) label() string {
+	if p.Preset != nil {
+		return p.Preset.Name
+	}
+	if len(p.Argv) > 0 {
+		return filepath.Base(p.Argv[0])
+	}
+	return "pipe"
+}
+
+// Name is "pipe:<preset>" or "pipe:<command>".
+func (p *Pipe) Name() string { return "pipe:" + p.label() }
+
+func (p *Pipe) mode() string {
+	if p.Preset != nil {
+		return p.Preset.Mode
+	}
+	return ModeText
+}
+
+func (p *Pipe) timeout() time.Duration {
+	switch {
+	case p.Timeout > 0:
+		return p.Timeout
+	case p.Preset != nil && p.Preset.Timeout > 0:
+		return p.Preset.Timeout
+	}
+	return DefaultPipeTimeout
+}
+
+// Run pipes the session's prompt to the command.
+func (p *Pipe) Run(ctx context.Context, s *agentkit.Session) (agentkit.Reply, error) {
+	return p.run(ctx, s, p.Argv, s.Prompt)
+}
+
+// Correct resumes the command's session with the correction when the
+// preset can (claude --resume, codex exec resume, …); otherwise it runs
+// the command again with the original prompt, the rejected answer and the
+// correction.
+func (p *Pipe) Correct(ctx context.Context, s *agentkit.Session, prev agentkit.Reply, correction string) (agentkit.Reply, error) {
+	if p.Preset != nil && p.Preset.Resume != nil && prev.SessionID != "" {
+		return p.run(ctx, s, p.Preset.Resume(p.Argv, prev.SessionID), correction)
+	}
+	answer := prev.Text
+	if len(answer) > maxEchoedAnswer {
+		answer = answer[:maxEchoedAnswer]
+		for len(answer) > 0 && !utf8.ValidString(answer) {
+			answer = answer[:len(answer)-1]
+		}
+		answer += "\n…"
+	}
+	prompt := s.Prompt + "\n\n## Your Previous Answer\n\n" + answer + "\n\n" + correction
+	return p.run(ctx, s, p.Argv, prompt)
+}
+
+func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdin string) (agentkit.Reply, error) {
+	name := p.label()
+	cmd := argv[0]
+	if strings.Contains(cmd, "/") && !filepath.IsAbs(cmd) && s.Cwd != "" {
+		cmd = filepath.Join(s.Cwd, cmd)
+	}
+	res, runErr := agentkit.Run(ctx, agentkit.Invocation{Command: cmd, Args: argv[1:], Env: p.Env, Dir: s.Cwd,
+		Stdin: strings.NewReader(stdin), Timeout: p.timeout(), MaxOutput: p.MaxOutput, Stderr: s.Log})
+	if res == nil {
+		return agentkit.Reply{}, runErr
+	}
+	out, perr := parseOutput(p.mode(), res.Stdout)
+	detail := map[string]any{
+		"command":    shellquote.Join(argv...),
+		"exitCode":   res.ExitCode,
+		"durationMs": res.Duration.Milliseconds(),
+	}
+	if p.Preset != nil {
+		detail["preset"] = p.Preset.Name
+	}
+	if t := tail(string(res.Stderr), 4096); strings.TrimSpace(t) != "" {
+		detail["stderr"] = t
+	}
+	if len(out.denials) > 0 {
+		detail["permissionDenials"] = out.denials
+	}
+	if len(out.errors) > 0 {
+		detail["errors"] = slices.Clone(out.errors)
+	}
+	reply := agentkit.Reply{Text: strings.TrimRight(out.text, " \t\r\n"), SessionID: out.session, Detail: detail}
+	if runErr != nil {
+		// claude prints its errors on stdout and nothing on stderr.
+		msg := out.message
+		if msg == "" && strings.TrimSpace(string(res.Stderr)) == "" {
+			msg = snippet(string(res.Stdout))
+		}
+		if msg != "" {
+			return reply, fmt.Errorf("%w; %s said: %s", runErr, name, msg)
+		}
+		return reply, runErr
+	}
+	if perr != nil {
+		return reply, fmt.Errorf("%s output is not %s: %v; stdout begins %q", name, p.mode(), perr, snippet(string(res.Stdout)))
+	}
+	if out.failed {
+		return reply, fmt.Errorf("%s reported an error: %s", name, oneLine(out.message))
+	}
+	if strings.TrimSpace(reply.Text) == "" {
+		if len(out.denials) > 0 {
+			return reply, fmt.Errorf("%s gave no answer and denied %d tool use(s); allow the tools it needs (for claude: --permission-mode or --allowedTools after --)", name, len(out.denials))
+		}
+		msg := fmt.Sprintf("%s printed no answer on stdout", name)
+		if l := lastLine(string(res.Stderr)); l != "" {
+			msg += "; stderr: " + l
+		}
+		return reply, errors.New(msg)
+	}
+	return reply, nil
+}
+
+// snippet is the start of s on one line, at most 300 bytes.
+func snippet(s string) string {
+	s = oneLine(s)
+	if len(s) > 300 {
+		s = s[:300]
+		for len(s) > 0 && !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return snippet(lines[len(lines)-1])
+}
+
+// tail returns the last n bytes of s as valid UTF-8.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
