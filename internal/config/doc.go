@@ -4,14 +4,14 @@
 // # Files and precedence
 //
 // Three YAML files are read, each optional, and merged key by key over the
-// built-in defaults (a later layer wins for every key it sets):
+// built-in defaults; a later layer wins for every key it sets. From lowest
+// to highest precedence:
 //
-//		built-in defaults < user < team < repository-local
-//
-//	  - user: $XDG_CONFIG_HOME/uwf/config.yaml (default ~/.config/uwf/config.yaml)
-//	  - team: .uwf/config.yaml at the top of the work tree; it is committed and
-//	    so comes from other people
-//	  - repository-local: $GIT_COMMON_DIR/uwf/config.yaml, never committed
+//   - built-in defaults (the built-in agent aliases)
+//   - user: $XDG_CONFIG_HOME/uwf/config.yaml (default ~/.config/uwf/config.yaml)
+//   - team: .uwf/config.yaml at the top of the work tree; it is committed and
+//     so comes from other people
+//   - repository-local: $GIT_COMMON_DIR/uwf/config.yaml, never committed
 //
 // A key set to null in a later layer removes what earlier layers set.
 //
