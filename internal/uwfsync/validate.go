@@ -83,7 +83,7 @@ func validateWorkflow(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) 
 
 // validateAttempts checks that tip looks like an attempts log entry: a
 // commit with one or two parents (the thread head, the previous attempt)
-// whose tree holds a node.
+// whose tree holds a FailedAttempt node.
 func validateAttempts(repo *chain.Repo, tip plumbing.Hash) (string, error) {
 	c, err := object.GetCommit(repo.Store.Storer(), tip)
 	if err != nil {
@@ -100,8 +100,16 @@ func validateAttempts(repo *chain.Repo, tip plumbing.Hash) (string, error) {
 	if err != nil {
 		return fmt.Sprintf("commit %s is not a git-uwf attempt (no node in its tree)", tip), nil
 	}
-	if _, err := repo.Store.GetOID(e.Hash); err != nil {
+	n, err := repo.Store.GetOID(e.Hash)
+	if err != nil {
 		return fmt.Sprintf("commit %s: %v", tip, err), nil
+	}
+	want, err := repo.Schema("uwf.FailedAttempt")
+	if err != nil {
+		return "", err
+	}
+	if n.Type != want {
+		return fmt.Sprintf("commit %s holds node %s, not a failed attempt", tip, n.Alias), nil
 	}
 	return "", nil
 }
