@@ -10,7 +10,7 @@ import (
 )
 
 // updateGolden rewrites golden files instead of comparing against them:
-// go test ./agentkit -run Golden -update
+// go test ./agentkit -update
 var updateGolden = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // checkGolden compares got with the golden file at path (or rewrites it
@@ -185,6 +185,23 @@ func FuzzOutputFormatInstruction(f *testing.F) {
 		got := OutputFormatInstruction(schema)
 		if !strings.HasPrefix(got, "## Deliverable Format\n") {
 			t.Fatalf("missing heading:\n%s", got)
+		}
+		fields := SchemaFields(schema)
+		seen := map[string]bool{}
+		for _, f := range fields {
+			if seen[f] {
+				t.Fatalf("SchemaFields repeats %q", f)
+			}
+			seen[f] = true
+		}
+		out, _, err := ExtractOutput("---\na: 1\n$status: x\n---\n", schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range out {
+			if len(fields) > 0 && !seen[k] {
+				t.Fatalf("ExtractOutput kept %q, not a schema field", k)
+			}
 		}
 	})
 }

@@ -1,4 +1,5 @@
-// Package notes for the agent-output half of agentkit (to be merged into doc.go):
+// Notes for the package documentation (agent output, prompts, spawning,
+// redaction), to be merged into doc.go:
 //
 // An agent answers a role with one markdown document that begins with a YAML
 // frontmatter block:
@@ -24,6 +25,10 @@
 // [OutputFormatInstruction]. [Run] spawns an agent CLI in its own process
 // group with a timeout and output caps, and [Redactor] scrubs secrets from
 // anything before it is written to git.
+//
+// (Kept apart from the package clause on purpose: doc.go owns the package
+// comment.)
+
 package agentkit
 
 import (
