@@ -116,20 +116,19 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tHASH\tUPDATED\tDESCRIPTION")
+		fmt.Fprintln(tw, "NAME\tSOURCE\tHASH\tUPDATED\tDESCRIPTION")
 		for _, e := range entries {
-			hash, updated, desc := e.Hash, "", firstLine(e.Description, 60)
+			source, hash, updated, desc := OriginRegistry, e.Hash, "-", firstLine(e.Description, 60)
 			if e.UpdatedAt != nil {
 				updated = e.UpdatedAt.Format("2006-01-02 15:04")
 			}
 			if e.Origin == OriginFile {
-				hash = "(file)"
-				updated = e.Path
+				source, hash = e.Path, "-"
 				if e.Error != "" {
-					desc = "invalid: " + firstLine(e.Error, 60)
+					desc = "invalid: " + firstLine(strings.TrimPrefix(e.Error, e.Path+":"), 60)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, hash, updated, desc)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, source, hash, updated, desc)
 		}
 		return tw.Flush()
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -78,12 +79,31 @@ func resolve(ctx context.Context, repoFn func(context.Context) (*chain.Repo, err
 }
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
-	info, err := resolve(ctx, opts.Repo, opts.Resolve, opts.Workflow)
+	repo, err := opts.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	info, err := opts.Resolve(ctx, repo, opts.Workflow)
 	if err != nil {
 		return err
 	}
 	w := info.Workflow
 	doc := w.Document()
+	// Show each role's schema as stored (with its default title), whether
+	// the workflow came from the registry or from a file.
+	if roles, ok := doc["roles"].(map[string]any); ok {
+		for name, a := range info.RoleSchemas {
+			rd, ok := roles[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			schema, err := repo.Store.Schema(a)
+			if err != nil {
+				return fmt.Errorf("workflow %s role %q: %w", info.Alias, name, err)
+			}
+			rd["frontmatter"] = schema
+		}
+	}
 	res := ShowResult{
 		Name: w.Name, Hash: string(info.Alias), Description: w.Description, Form: string(w.Form),
 		Roles: doc["roles"], Graph: doc["graph"], Conditions: doc["conditions"],
@@ -116,7 +136,13 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 		if g := firstLine(r.Goal, 72); g != "" {
 			fmt.Fprintf(&sb, "    goal:     %s\n", g)
 		}
-		fmt.Fprintf(&sb, "    statuses: %s\n", strings.Join(w.Statuses(name), ", "))
+		if w.Form == moderator.StatusMap {
+			statuses := w.Statuses(name)
+			if slices.Equal(statuses, []string{moderator.DefaultStatus}) {
+				statuses = []string{"_ (no $status: one exit)"}
+			}
+			fmt.Fprintf(&sb, "    statuses: %s\n", strings.Join(statuses, ", "))
+		}
 	}
 	if len(w.Conditions) > 0 {
 		fmt.Fprintf(&sb, "\nconditions:\n")
