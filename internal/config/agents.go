@@ -55,15 +55,15 @@ func (c *Config) ResolveAgent(workflow, role string) (engine.AgentSpec, error) {
 	if alias == "" {
 		return engine.AgentSpec{}, fmt.Errorf("no agent configured for role %q: pass --agent \"<command>\" or run git uwf setup", role)
 	}
-	spec, err := c.aliasSpec(alias)
+	spec, err := c.AgentSpec(alias)
 	if err != nil {
 		return engine.AgentSpec{}, fmt.Errorf("%s (chosen for role %q of workflow %q by %s)", err, role, workflow, from.Where())
 	}
 	return spec, nil
 }
 
-// aliasSpec turns an alias into a spec.
-func (c *Config) aliasSpec(alias string) (engine.AgentSpec, error) {
+// AgentSpec returns the spec of an agent alias.
+func (c *Config) AgentSpec(alias string) (engine.AgentSpec, error) {
 	a, ok := c.Agents[alias]
 	if !ok {
 		return engine.AgentSpec{}, fmt.Errorf("unknown agent alias %q; known aliases: %s", alias, strings.Join(c.Aliases(), ", "))
@@ -97,7 +97,7 @@ func ParseAgentFlag(value string, cfg *Config) (engine.AgentSpec, error) {
 		return engine.AgentSpec{}, errors.New("--agent: empty value; give an alias or a command line")
 	}
 	if _, ok := cfg.Agents[v]; ok {
-		return cfg.aliasSpec(v)
+		return cfg.AgentSpec(v)
 	}
 	argv, err := shellquote.Split(v)
 	if err != nil {
