@@ -457,3 +457,27 @@ func TestWorktreeAndBare(t *testing.T) {
 		t.Fatal("zero head")
 	}
 }
+
+func TestStepTrailer(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, _ := r.StartThread(ctx, info, "task", dir)
+	startCommit := th.Head.Commit
+	s1 := chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "x"}, "")
+	// A code commit made during the step names the thread and the commit
+	// the step started from.
+	chaintest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "code change", "--trailer",
+		chain.StepTrailer+": "+chain.StepTrailerValue(th.ID, startCommit))
+	e, err := r.FindStep(ctx, "HEAD")
+	if err != nil || e.Commit != s1.Commit {
+		t.Fatalf("follow trailer: %v", err)
+	}
+	chaintest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "by alias", "--trailer", chain.StepTrailer+": "+string(s1.Node.Alias))
+	if e, err := r.FindStep(ctx, "HEAD"); err != nil || e.Commit != s1.Commit {
+		t.Fatalf("follow alias trailer: %v", err)
+	}
+	chaintest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "plain")
+	if _, err := r.FindStep(ctx, "HEAD"); err == nil {
+		t.Fatal("a plain commit resolved to a step")
+	}
+}

@@ -569,11 +569,15 @@ func (r *Repo) FindStep(ctx context.Context, s string) (*Entry, error) {
 	if len(s) < 4 {
 		return nil, fmt.Errorf("step %q: give at least 4 characters of a step alias or commit id", s)
 	}
-	if isHex(s) {
-		out, err := r.Git.Output(ctx, "rev-parse", "--verify", "--quiet", s+"^{commit}")
-		if err == nil && out != "" {
-			if e, err := r.Entry(ctx, plumbing.NewHash(out)); err == nil {
-				return e, nil
+	if out, err := r.Git.Output(ctx, "rev-parse", "--verify", "--quiet", s+"^{commit}"); err == nil && out != "" {
+		commit := plumbing.NewHash(out)
+		if e, err := r.Entry(ctx, commit); err == nil {
+			return e, nil
+		}
+		// A code commit made during a step points back with a trailer.
+		if c, err := object.GetCommit(r.Store.Storer(), commit); err == nil {
+			if v, ok := trailers(c.Message)[StepTrailer]; ok {
+				return r.followStepTrailer(ctx, strings.TrimSpace(v))
 			}
 		}
 	}
@@ -617,14 +621,44 @@ func (r *Repo) FindStep(ctx context.Context, s string) (*Entry, error) {
 	return found[0], nil
 }
 
-func isHex(s string) bool {
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
+// StepTrailer is the commit trailer that ties a code commit to the step
+// that made it. Its value is "<thread-id>@<commit the step started from>"
+// (what the engine exports as UWF_STEP_TRAILER) or a step alias.
+const StepTrailer = "Uwf-Step"
+
+// StepTrailerValue is the trailer value for a step starting on head.
+func StepTrailerValue(id ThreadID, head plumbing.Hash) string {
+	return string(id) + "@" + head.String()[:12]
+}
+
+func (r *Repo) followStepTrailer(ctx context.Context, v string) (*Entry, error) {
+	idPart, headPart, ok := strings.Cut(v, "@")
+	if !ok {
+		if objects.IsAlias(strings.ToUpper(v)) {
+			return r.FindStep(ctx, v)
+		}
+		return nil, fmt.Errorf("%s trailer %q: want <thread>@<commit> or a step alias", StepTrailer, v)
+	}
+	id, err := r.ResolveThread(ctx, idPart)
+	if err != nil {
+		return nil, fmt.Errorf("%s trailer %q: %w", StepTrailer, v, err)
+	}
+	t, err := r.Thread(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := r.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Kind == KindStep && strings.HasPrefix(e.Parent.String(), strings.ToLower(headPart)) {
+			return e, nil
 		}
 	}
-	return len(s) <= 40
+	return nil, fmt.Errorf("%s trailer %q: thread %s has no step on top of %s (not recorded yet, or on another fork): %w", StepTrailer, v, id, headPart, ErrUnknownStep)
 }
+
 
 // headStepAlias is the alias a new step must name as prev: nil when the
 // head is the StartNode.

@@ -214,6 +214,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		agentkit.EnvThread+"="+string(t.ID),
 		agentkit.EnvRole+"="+p.role,
 		agentkit.EnvHead+"="+t.Head.Commit.String(),
+		"UWF_STEP_TRAILER="+chain.StepTrailer+": "+chain.StepTrailerValue(t.ID, t.Head.Commit),
 		"GIT_DIR="+e.Repo.Info.GitDir,
 	)
 	timeout := spec.Timeout
