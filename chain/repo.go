@@ -118,7 +118,6 @@ func (r *Repo) Schema(title string) (objects.Alias, error) {
 type identity struct {
 	name, email string
 	when        time.Time // zero unless pinned by GIT_*_DATE
-	tz          *time.Location
 }
 
 // signature returns the committer identity git would use (user.name,

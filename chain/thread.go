@@ -659,7 +659,6 @@ func (r *Repo) followStepTrailer(ctx context.Context, v string) (*Entry, error) 
 	return nil, fmt.Errorf("%s trailer %q: thread %s has no step on top of %s (not recorded yet, or on another fork): %w", StepTrailer, v, id, headPart, ErrUnknownStep)
 }
 
-
 // headStepAlias is the alias a new step must name as prev: nil when the
 // head is the StartNode.
 func headStepAlias(e *Entry) *objects.Alias {
