@@ -46,7 +46,7 @@ func CheckRemote(ctx context.Context, repo *chain.Repo, remote string) error {
 		return fmt.Errorf("invalid remote name %q", remote)
 	}
 	if _, err := repo.Git.Output(ctx, "check-ref-format", trackingPrefix(remote)+"x"); err != nil {
-		return fmt.Errorf("invalid remote name %q: not usable in a ref name", remote)
+		return fmt.Errorf("invalid remote name %q: git uwf only talks to a configured remote (git remote add <name> <url>)", remote)
 	}
 	url, err := configGet(ctx, repo.Git, "remote."+remote+".url")
 	if err != nil {

@@ -1,0 +1,94 @@
+package uwfsync
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-uwf/git-uwf/chain"
+)
+
+func TestForkID(t *testing.T) {
+	const thread = chain.ThreadID("01J9Z3K4D5E6F7G8H9JAKBMCND")
+	tip := strings.Repeat("ab", 20)
+	when := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	base := ForkID(thread, tip, when)
+	tests := []struct {
+		name   string
+		id     chain.ThreadID
+		tip    string
+		when   time.Time
+		same   bool
+		wantAt time.Time
+	}{
+		{"same inputs", thread, tip, when, true, when},
+		{"tip case does not matter", thread, strings.ToUpper(tip), when, true, when},
+		{"other tip", thread, strings.Repeat("cd", 20), when, false, when},
+		{"other thread", "01J9Z3K4D5E6F7G8H9JAKBMCNE", tip, when, false, when},
+		{"other time", thread, tip, when.Add(time.Second), false, when.Add(time.Second)},
+		{"before 1970 clamps", thread, tip, time.Unix(-5, 0), false, time.UnixMilli(0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ForkID(tt.id, tt.tip, tt.when)
+			if parsed, err := chain.ParseThreadID(string(got)); err != nil || parsed != got {
+				t.Fatalf("ForkID = %q is not a canonical thread id: %v", got, err)
+			}
+			if (got == base) != tt.same {
+				t.Errorf("ForkID = %s, base %s: same = %v, want %v", got, base, got == base, tt.same)
+			}
+			if !got.Time().Equal(tt.wantAt) {
+				t.Errorf("ForkID time = %v, want %v", got.Time(), tt.wantAt)
+			}
+		})
+	}
+}
+
+func TestWorkflowForkName(t *testing.T) {
+	tip := "0123456789abcdef0123456789abcdef01234567"
+	tests := []struct{ name, want string }{
+		{"review-loop", "review-loop-local-01234567"},
+		{strings.Repeat("a", 100), strings.Repeat("a", 85) + "-local-01234567"},
+		{strings.Repeat("a", 84) + "..b", strings.Repeat("a", 84) + "-local-01234567"},
+	}
+	for _, tt := range tests {
+		got := workflowForkName(tt.name, tip)
+		if got != tt.want {
+			t.Errorf("workflowForkName(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+		if err := chain.ValidWorkflowName(got); err != nil {
+			t.Errorf("workflowForkName(%q) = %q: %v", tt.name, got, err)
+		}
+	}
+}
+
+func TestParsePorcelain(t *testing.T) {
+	tests := []struct {
+		name string
+		out  string
+		want []porcelainLine
+	}{
+		{"empty", "", nil},
+		{"mixed", "To ../remote.git\n" +
+			" \trefs/uwf/threads/X:refs/uwf/threads/X\t5304dd4..54bbb3c\n" +
+			"*\trefs/uwf/threads/Y:refs/uwf/threads/Y\t[new reference]\n" +
+			"=\trefs/uwf/workflows/w:refs/uwf/workflows/w\t[up to date]\n" +
+			"!\trefs/uwf/threads/Z:refs/uwf/threads/Z\t[rejected] (fetch first)\n" +
+			"Done\n", []porcelainLine{
+			{' ', "refs/uwf/threads/X", "refs/uwf/threads/X", "5304dd4..54bbb3c"},
+			{'*', "refs/uwf/threads/Y", "refs/uwf/threads/Y", "[new reference]"},
+			{'=', "refs/uwf/workflows/w", "refs/uwf/workflows/w", "[up to date]"},
+			{'!', "refs/uwf/threads/Z", "refs/uwf/threads/Z", "[rejected] (fetch first)"},
+		}},
+		{"no summary", "*\ta:b\n", []porcelainLine{{'*', "a", "b", ""}}},
+		{"noise only", "To x\nerror: something\nDone\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parsePorcelain(tt.out); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("parsePorcelain = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
