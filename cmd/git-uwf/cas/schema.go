@@ -2,6 +2,7 @@ package cas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -11,6 +12,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 // SchemaOptions are the inputs of `cas schema list` and `cas schema get`.
@@ -103,12 +105,16 @@ func schemaGetRun(ctx context.Context, opts *SchemaOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := getNode(repo.Store, string(a)); err != nil {
+	n, err := getNode(repo.Store, string(a))
+	if err != nil {
 		return err
 	}
 	doc, err := repo.Store.Schema(a)
+	if errors.Is(err, objects.ErrNotSchema) {
+		return fmt.Errorf("node %s is not a schema (its type is %s)", a, n.Type)
+	}
 	if err != nil {
-		return fmt.Errorf("node %s is not a schema: %w", a, err)
+		return fmt.Errorf("read schema %s: %w", a, err)
 	}
 	return cmdutil.Print(opts.IO, opts.Format, doc, func(w io.Writer) error {
 		return writeJSON(w, doc)
