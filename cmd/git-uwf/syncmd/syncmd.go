@@ -1,0 +1,234 @@
+// Package syncmd implements the commands that share git-uwf data through a
+// git remote: git uwf fetch, push and sync, and git uwf remote setup. They
+// are thin: they parse arguments, call internal/uwfsync and print its
+// Report (text, or --format json|yaml as {"remote","results":[…]}).
+package syncmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/uwfsync"
+)
+
+// Options are the parsed inputs of fetch, push, sync and remote setup.
+type Options struct {
+	// Remote is the remote argument ("" means the configured uwf.remote).
+	Remote string
+	// NoFetch (fetch) reconciles what a plain git fetch already brought.
+	NoFetch bool
+	// DryRun (push) shows what would be pushed.
+	DryRun bool
+	// Remove (remote setup) undoes the setup.
+	Remove bool
+	Format cmdutil.Format
+}
+
+// NewCmdFetch returns `git uwf fetch [remote]`.
+func NewCmdFetch(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "fetch",
+		Usage:     "Fetch threads and workflows from a remote and reconcile them",
+		ArgsUsage: "[remote]",
+		Description: "Fetches refs/uwf/* into refs/remotes/<remote>/uwf/*, then brings the local threads\n" +
+			"up to date: new threads appear, threads you did not step fast-forward, and a thread\n" +
+			"both sides stepped keeps the remote's line under its name while yours is saved as a\n" +
+			"fork thread. Nothing is ever dropped. The remote defaults to git config uwf.remote.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "no-fetch", Usage: "only reconcile what a plain git fetch already brought", DisableDefaultText: true},
+			cmdutil.FormatFlag(),
+		},
+		Action: action(f, "fetch", func(c *cli.Context, o *Options) { o.NoFetch = c.Bool("no-fetch") },
+			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
+				if o.NoFetch {
+					return uwfsync.Reconcile(ctx, repo, o.Remote)
+				}
+				return uwfsync.Fetch(ctx, repo, o.Remote)
+			}),
+	}
+}
+
+// NewCmdPush returns `git uwf push [remote]`.
+func NewCmdPush(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "push",
+		Usage:     "Push threads, workflows and failed attempts to a remote (never forced)",
+		ArgsUsage: "[remote]",
+		Description: "Runs git push --atomic <remote> refs/uwf/{threads,workflows,attempts}/* without\n" +
+			"forcing: if the remote has steps you do not have, the push is rejected and nothing\n" +
+			"is overwritten; run git uwf sync. Only the named remote (or uwf.remote) is used.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show what would be pushed", DisableDefaultText: true},
+			cmdutil.FormatFlag(),
+		},
+		Action: action(f, "push", func(c *cli.Context, o *Options) { o.DryRun = c.Bool("dry-run") },
+			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
+				return uwfsync.Push(ctx, repo, o.Remote, uwfsync.PushOptions{DryRun: o.DryRun})
+			}),
+	}
+}
+
+// NewCmdSync returns `git uwf sync [remote]`.
+func NewCmdSync(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:        "sync",
+		Usage:       "Fetch, reconcile and push: share threads both ways",
+		ArgsUsage:   "[remote]",
+		Description: "git uwf fetch followed by git uwf push. Running it twice reports nothing new.",
+		Flags:       []cli.Flag{cmdutil.FormatFlag()},
+		Action: action(f, "sync", nil,
+			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
+				return uwfsync.Sync(ctx, repo, o.Remote, uwfsync.PushOptions{})
+			}),
+	}
+}
+
+// action builds the shared action of fetch, push and sync: parse, resolve
+// the remote, run, print, and exit 1 when a ref was rejected or failed.
+func action(f *cmdutil.Factory, verb string, parse func(*cli.Context, *Options),
+	run func(context.Context, *chain.Repo, *Options) (*uwfsync.Report, error)) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() > 1 {
+			return cmdutil.FlagErrorf("%s takes at most one remote, got %d arguments", verb, c.NArg())
+		}
+		format, err := cmdutil.FormatOf(c)
+		if err != nil {
+			return err
+		}
+		o := &Options{Remote: c.Args().First(), Format: format}
+		if parse != nil {
+			parse(c, o)
+		}
+		ctx := c.Context
+		repo, err := f.Repo(ctx)
+		if err != nil {
+			return err
+		}
+		if o.Remote, err = resolveRemote(ctx, repo, o.Remote, verb); err != nil {
+			return err
+		}
+		rep, err := run(ctx, repo, o)
+		if rep != nil {
+			if perr := printReport(f, o.Format, rep); perr != nil {
+				return perr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		for _, res := range rep.Results {
+			if res.Kind == uwfsync.KindRejected || res.Kind == uwfsync.KindError {
+				return cmdutil.ErrSilent
+			}
+		}
+		return nil
+	}
+}
+
+// resolveRemote returns remote, or the configured default when it is "".
+func resolveRemote(ctx context.Context, repo *chain.Repo, remote, verb string) (string, error) {
+	if remote != "" {
+		return remote, nil
+	}
+	def, err := uwfsync.DefaultRemote(ctx, repo)
+	if errors.Is(err, uwfsync.ErrNoRemote) {
+		return "", cmdutil.FlagErrorf("no remote given: pass one (e.g. git uwf %s origin) or run git uwf remote setup <remote>", verb)
+	}
+	return def, err
+}
+
+// printReport writes one line per changed ref, or the JSON/YAML report.
+func printReport(f *cmdutil.Factory, format cmdutil.Format, rep *uwfsync.Report) error {
+	return cmdutil.Print(f.IO, format, rep, func(w io.Writer) error {
+		n := 0
+		for _, res := range rep.Results {
+			if line := describe(res); line != "" {
+				n++
+				if _, err := fmt.Fprintln(w, line); err != nil {
+					return err
+				}
+			}
+		}
+		if n == 0 {
+			_, err := fmt.Fprintf(w, "up to date with %s\n", rep.Remote)
+			return err
+		}
+		return nil
+	})
+}
+
+// describe renders one result as a line of text; "" when nothing changed.
+func describe(res uwfsync.Result) string {
+	what, name := refKind(res.Ref)
+	switch res.Kind {
+	case uwfsync.KindNew:
+		return "new " + what + " " + name + count(res.Steps, what)
+	case uwfsync.KindFastForward:
+		line := "fast-forward " + qualified(what, name) + count(res.Steps, what)
+		if res.Reason != "" && res.Steps == 0 {
+			line += ": " + res.Reason
+		}
+		return line
+	case uwfsync.KindForked:
+		_, fork := refKind(res.Fork)
+		switch what {
+		case "thread":
+			return fmt.Sprintf("diverged %s: your steps saved as fork %s", name, fork)
+		default:
+			return fmt.Sprintf("diverged %s %s: your versions saved as %s", what, name, fork)
+		}
+	case uwfsync.KindMerged, uwfsync.KindDiverged:
+		return string(res.Kind) + " " + qualified(what, name) + ": " + res.Reason
+	case uwfsync.KindPushed:
+		return "pushed " + what + " " + name
+	case uwfsync.KindRejected, uwfsync.KindInvalid, uwfsync.KindError:
+		return string(res.Kind) + " " + res.Ref + ": " + res.Reason
+	}
+	return ""
+}
+
+// refKind splits refs/uwf/<ns>/<name> into a word for people and the name.
+func refKind(ref string) (what, name string) {
+	ns, name, _ := strings.Cut(strings.TrimPrefix(ref, chain.RefPrefix), "/")
+	switch ns {
+	case "threads":
+		return "thread", name
+	case "workflows":
+		return "workflow", name
+	case "attempts":
+		return "attempts", name
+	}
+	return ns, name
+}
+
+// qualified names a ref in a line: threads by id alone, the rest with their kind.
+func qualified(what, name string) string {
+	switch what {
+	case "thread":
+		return name
+	case "attempts":
+		return "attempts of " + name
+	}
+	return what + " " + name
+}
+
+func count(n int, what string) string {
+	unit := "step"
+	switch {
+	case n == 0 || what == "attempts":
+		return ""
+	case what == "workflow":
+		unit = "version"
+	}
+	if n != 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf(" (%d %s)", n, unit)
+}
