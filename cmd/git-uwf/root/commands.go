@@ -5,6 +5,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/workflow"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
@@ -19,6 +20,10 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		thread.NewCmdStep(f),
 		workflow.NewCmdWorkflow(f),
 		cas.NewCmdCas(f),
+		syncmd.NewCmdFetch(f),
+		syncmd.NewCmdPush(f),
+		syncmd.NewCmdSync(f),
+		syncmd.NewCmdRemote(f),
 		demo.NewCmdDemo(f),
 		newCmdVersion(f),
 		newCmdMan(f),
