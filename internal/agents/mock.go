@@ -44,6 +44,15 @@ func (m *MockStep) UnmarshalYAML(n *yaml.Node) error {
 		Body        string    `yaml:"body"`
 		Corrections []string  `yaml:"corrections"`
 	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch k := n.Content[i]; k.Value {
+			case "role", "output", "body", "corrections":
+			default:
+				return fmt.Errorf("line %d: unknown field %q in a mock step (want role, output, body, corrections)", k.Line, k.Value)
+			}
+		}
+	}
 	if err := n.Decode(&raw); err != nil {
 		return err
 	}
