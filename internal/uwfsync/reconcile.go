@@ -348,8 +348,9 @@ func (rc *reconciler) update(ctx context.Context, msg string, updates ...gitcli.
 	return nil
 }
 
-// count returns how many first-parent commits lie between from (exclusive,
-// "" for none) and to; 0 for attempts logs or when git cannot tell.
+// count returns how many steps (thread commits after the start) or
+// versions (workflow commits) lie between from (exclusive, "" for none) and
+// to; 0 for attempts logs or when git cannot tell.
 func (rc *reconciler) count(ctx context.Context, ns, from, to string) int {
 	if ns == "attempts" {
 		return 0
@@ -363,5 +364,8 @@ func (rc *reconciler) count(ctx context.Context, ns, from, to string) int {
 		return 0
 	}
 	n, _ := strconv.Atoi(out)
+	if ns == "threads" && from == "" && n > 0 {
+		n-- // the root holds the StartNode, not a step
+	}
 	return n
 }

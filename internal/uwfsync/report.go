@@ -49,7 +49,8 @@ type Result struct {
 	Fork string `json:"fork"`
 	// Reason explains invalid, error, rejected and forked results.
 	Reason string `json:"reason"`
-	// Steps counts the commits a fast-forward or new ref brought.
+	// Steps counts what a new or fast-forwarded ref brought: steps for a
+	// thread (the start is not a step), versions for a workflow.
 	Steps int `json:"steps,omitempty"`
 }
 

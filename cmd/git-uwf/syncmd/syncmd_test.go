@@ -134,7 +134,7 @@ func TestCommands(t *testing.T) {
 	}
 
 	out = mustRun(t, repos.B, "fetch") // the default remote
-	if want := "new thread " + string(id) + " (2 steps)\nnew workflow solo (1 version)\n"; out != want {
+	if want := "new thread " + string(id) + " (1 step)\nnew workflow solo (1 version)\n"; out != want {
 		t.Errorf("B fetch:\n%s\nwant:\n%s", out, want)
 	}
 
@@ -156,7 +156,7 @@ func TestCommands(t *testing.T) {
 	if got := chaintest.Git(t, repos.Remote, "rev-parse", chain.ThreadsPrefix+fork); got != bStep.Commit.String() {
 		t.Errorf("remote fork %s = %s, want B's %s", fork, got, bStep.Commit)
 	}
-	if out = mustRun(t, repos.A, "sync", "origin"); out != "new thread "+fork+" (3 steps)\n" {
+	if out = mustRun(t, repos.A, "sync", "origin"); out != "new thread "+fork+" (2 steps)\n" {
 		t.Errorf("A sync after B's fork:\n%s", out)
 	}
 	for _, dir := range []string{repos.A, repos.B} {
@@ -199,7 +199,7 @@ func TestJSON(t *testing.T) {
 	}
 	head := chaintest.Git(t, repos.A, "rev-parse", chain.ThreadsPrefix+string(id))
 	want := map[string]any{"ref": chain.ThreadsPrefix + string(id), "kind": "new", "old": "", "new": head,
-		"fork": "", "reason": "", "steps": float64(2)}
+		"fork": "", "reason": "", "steps": float64(1)}
 	for k, v := range want {
 		if results[0][k] != v {
 			t.Errorf("results[0][%q] = %v, want %v", k, results[0][k], v)
