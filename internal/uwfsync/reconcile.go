@@ -305,7 +305,7 @@ func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.Th
 		return res
 	}
 	res.Kind, res.New = KindMerged, tip.String()
-	res.Reason = fmt.Sprintf("attempts of %s: %d of yours replayed onto the %s log", id, len(mine), rc.remote)
+	res.Reason = fmt.Sprintf("%d of your attempts replayed onto the %s log", len(mine), rc.remote)
 	return res
 }
 

@@ -225,7 +225,7 @@ func TestAttemptsMerged(t *testing.T) {
 	mustSync(t, a)
 	rep := mustSync(t, b)
 	res := result(t, rep, th.ID.AttemptsRef(), uwfsync.KindMerged)
-	if !strings.Contains(res.Reason, "2 of yours") {
+	if !strings.Contains(res.Reason, "2 of your attempts") {
 		t.Errorf("merge reason = %q, want 2 replayed attempts", res.Reason)
 	}
 	mustSync(t, a)
