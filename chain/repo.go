@@ -184,10 +184,48 @@ func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
 }
 
 // casRef moves name from old to new through git update-ref --stdin.
+//
+// A git process killed in the middle of a ref update leaves <ref>.lock
+// behind, and git then refuses every later update of that ref. While this
+// process holds the thread's own lock no other git-uwf process can be
+// updating the thread's refs, so a ref lock that is older than
+// staleRefLock is a leftover of a crash: it is removed and the update is
+// tried once more.
 func (r *Repo) casRef(ctx context.Context, name string, oldOID, newOID plumbing.Hash, msg string) error {
 	old := gitcli.ZeroOID
 	if !oldOID.IsZero() {
 		old = oldOID.String()
 	}
-	return r.Git.UpdateRefs(ctx, msg, gitcli.RefUpdate{Ref: name, New: newOID.String(), Old: old})
+	update := gitcli.RefUpdate{Ref: name, New: newOID.String(), Old: old}
+	err := r.Git.UpdateRefs(ctx, msg, update)
+	var locked *gitcli.RefLockedError
+	if errors.As(err, &locked) && r.holdsLockFor(name) {
+		if fi, serr := os.Stat(locked.LockFile); serr == nil && time.Since(fi.ModTime()) > staleRefLock {
+			if rerr := os.Remove(locked.LockFile); rerr == nil {
+				return r.Git.UpdateRefs(ctx, msg, update)
+			}
+		}
+	}
+	return err
+}
+
+// staleRefLock is how old a ref's lock file must be before a process that
+// holds the thread lock treats it as a crash leftover.
+const staleRefLock = 2 * time.Second
+
+// holdsLockFor reports whether this process holds the thread lock that
+// guards the ref (a thread or its attempts ref).
+func (r *Repo) holdsLockFor(ref string) bool {
+	var id string
+	switch {
+	case strings.HasPrefix(ref, ThreadsPrefix):
+		id = strings.TrimPrefix(ref, ThreadsPrefix)
+	case strings.HasPrefix(ref, AttemptsPrefix):
+		id = strings.TrimPrefix(ref, AttemptsPrefix)
+	default:
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held[ThreadID(id)]
 }

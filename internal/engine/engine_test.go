@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"strings"
 	"sync"
@@ -23,6 +24,9 @@ import (
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("UWF_TEST_AGENT"); mode != "" {
 		os.Exit(testAgent(mode))
+	}
+	if id := os.Getenv("UWF_TEST_ENGINE"); id != "" {
+		os.Exit(testEngine(id))
 	}
 	os.Exit(m.Run())
 }
@@ -112,8 +116,11 @@ func testAgent(mode string) int {
 		fmt.Fprintln(os.Stderr, "bad script:", err)
 		return 2
 	}
-	if mode == "slow" {
+	switch mode {
+	case "slow":
 		time.Sleep(500 * time.Millisecond)
+	case "slowish":
+		time.Sleep(time.Duration(rand.Intn(400)) * time.Millisecond)
 	}
 	return agentkit.RunMain(context.Background(), &scriptAgent{replies: replies}, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 }

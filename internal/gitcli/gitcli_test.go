@@ -151,3 +151,22 @@ func TestGitErrorMessage(t *testing.T) {
 		t.Fatalf("unexpected error %v", err)
 	}
 }
+
+func TestUpdateRefsLocked(t *testing.T) {
+	ctx := context.Background()
+	dir := initRepo(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	if err := os.MkdirAll(filepath.Join(dir, ".git", "refs", "uwf", "threads"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, ".git", "refs", "uwf", "threads", "A.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewRunner(dir, nil)
+	err := r.UpdateRefs(ctx, "test", RefUpdate{Ref: "refs/uwf/threads/A", New: head, Old: ZeroOID})
+	var locked *RefLockedError
+	if !errors.As(err, &locked) || locked.Ref != "refs/uwf/threads/A" || !strings.HasSuffix(locked.LockFile, "A.lock") {
+		t.Fatalf("want RefLockedError, got %v", err)
+	}
+}

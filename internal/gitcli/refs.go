@@ -31,7 +31,21 @@ func (e *RefConflictError) Error() string {
 	return fmt.Sprintf("ref %s moved concurrently: %s", e.Ref, e.Detail)
 }
 
-var lockFailure = regexp.MustCompile(`cannot lock ref '([^']+)': (.*)`)
+// RefLockedError means a ref's lock file exists: another git process is
+// updating it, or one crashed and left the lock behind. Nothing changed.
+type RefLockedError struct {
+	Ref      string
+	LockFile string
+}
+
+func (e *RefLockedError) Error() string {
+	return fmt.Sprintf("ref %s is locked by %s (another git process is updating it, or one crashed; remove the file if no git process is running)", e.Ref, e.LockFile)
+}
+
+var (
+	lockFailure = regexp.MustCompile(`cannot lock ref '([^']+)': (.*)`)
+	lockExists  = regexp.MustCompile(`Unable to create '([^']+\.lock)': File exists`)
+)
 
 // UpdateRefs applies all updates in one atomic `git update-ref --stdin`
 // transaction: either every ref moves from its Old to its New value, or
@@ -56,6 +70,13 @@ func (r *Runner) UpdateRefs(ctx context.Context, reflogMsg string, updates ...Re
 	if _, err := r.Run(ctx, &in, args...); err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
+			if m := lockExists.FindStringSubmatch(ge.Stderr); m != nil {
+				ref := ""
+				if lf := lockFailure.FindStringSubmatch(ge.Stderr); lf != nil {
+					ref = lf[1]
+				}
+				return &RefLockedError{Ref: ref, LockFile: m[1]}
+			}
 			if m := lockFailure.FindStringSubmatch(ge.Stderr); m != nil {
 				return &RefConflictError{Ref: m[1], Detail: strings.TrimSpace(m[2])}
 			}
