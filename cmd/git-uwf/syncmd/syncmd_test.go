@@ -43,13 +43,25 @@ func run(t *testing.T, dir string, args ...string) (string, error) {
 	ios, _, out, _ := iostreams.Test()
 	f := &cmdutil.Factory{IO: ios, Getwd: func() (string, error) { return dir, nil }, Now: time.Now}
 	f.Repo = cmdutil.OpenRepoOnce(f)
+	cmds := []*cli.Command{syncmd.NewCmdFetch(f), syncmd.NewCmdPush(f), syncmd.NewCmdSync(f), syncmd.NewCmdRemote(f)}
+	hideHelp(cmds)
 	app := &cli.App{
 		Name: "git uwf", Writer: out, ErrWriter: io.Discard, ExitErrHandler: func(*cli.Context, error) {},
+		HideHelp: true, HideHelpCommand: true, HideVersion: true,
 		Flags:    []cli.Flag{cmdutil.FormatFlag()},
-		Commands: []*cli.Command{syncmd.NewCmdFetch(f), syncmd.NewCmdPush(f), syncmd.NewCmdSync(f), syncmd.NewCmdRemote(f)},
+		Commands: cmds,
 	}
 	err := app.RunContext(context.Background(), append([]string{"git-uwf"}, args...))
 	return out.String(), err
+}
+
+// hideHelp keeps urfave/cli from using its package-level help flag, which
+// it writes to on every parse (a data race between parallel tests).
+func hideHelp(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.HideHelp, c.HideHelpCommand = true, true
+		hideHelp(c.Subcommands)
+	}
 }
 
 func mustRun(t *testing.T, dir string, args ...string) string {
