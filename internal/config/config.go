@@ -372,8 +372,15 @@ func (c *Config) List() []Entry {
 // value is parsed by the key's type: a command line is a shell-quoted
 // string or a YAML list ("[a, b]"). The loaded Config is not updated; load
 // it again to see the change.
-func (c *Config) Set(scope Scope, key, value string) error {
-	path, err := c.fileFor(scope)
+func (c *Config) Set(scope Scope, key, value string) error { return c.paths.Set(scope, key, value) }
+
+// Unset removes key from the file of scope.
+func (c *Config) Unset(scope Scope, key string) error { return c.paths.Unset(scope, key) }
+
+// Set writes key = value into the file of scope; see Config.Set. It works
+// even when another file is broken, so a bad value can be repaired.
+func (p Paths) Set(scope Scope, key, value string) error {
+	path, err := p.writable(scope)
 	if err != nil {
 		return err
 	}
@@ -381,16 +388,16 @@ func (c *Config) Set(scope Scope, key, value string) error {
 }
 
 // Unset removes key from the file of scope.
-func (c *Config) Unset(scope Scope, key string) error {
-	path, err := c.fileFor(scope)
+func (p Paths) Unset(scope Scope, key string) error {
+	path, err := p.writable(scope)
 	if err != nil {
 		return err
 	}
 	return editFile(path, scope, key, nil)
 }
 
-func (c *Config) fileFor(scope Scope) (string, error) {
-	path := c.paths.File(scope)
+func (p Paths) writable(scope Scope) (string, error) {
+	path := p.File(scope)
 	if path == "" {
 		switch scope {
 		case ScopeUser:
@@ -401,4 +408,14 @@ func (c *Config) fileFor(scope Scope) (string, error) {
 		return "", fmt.Errorf("cannot write %s configuration", scope)
 	}
 	return path, nil
+}
+
+// LoadDir loads the configuration for a command run in dir: the user file
+// and, inside a repository, its team and repository-local files.
+func LoadDir(ctx context.Context, dir string, getenv func(string) string) (*Config, error) {
+	paths, _, err := DiscoverPaths(ctx, dir, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return Load(paths, getenv)
 }

@@ -3,8 +3,11 @@ package root
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
+	configcmd "github.com/git-uwf/git-uwf/cmd/git-uwf/config"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/setup"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/workflow"
@@ -24,6 +27,9 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		syncmd.NewCmdPush(f),
 		syncmd.NewCmdSync(f),
 		syncmd.NewCmdRemote(f),
+		agent.NewCmdAgent(f),
+		setup.NewCmdSetup(f),
+		configcmd.NewCmdConfig(f),
 		demo.NewCmdDemo(f),
 		newCmdVersion(f),
 		newCmdMan(f),

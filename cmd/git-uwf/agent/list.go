@@ -1,0 +1,275 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/agentkit"
+	"github.com/git-uwf/git-uwf/internal/agents"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/config"
+)
+
+// AliasInfo is one line of `agent list --format json`.
+type AliasInfo struct {
+	Alias   string   `json:"alias"`
+	Command string   `json:"command"`
+	Argv    []string `json:"argv"`
+	// Scope is built-in, user, team or repo; Where adds the file and line.
+	Scope   string `json:"scope"`
+	Where   string `json:"where"`
+	Default bool   `json:"default"`
+}
+
+func loadConfig(ctx context.Context, f *cmdutil.Factory) (*config.Config, string, error) {
+	wd, err := f.Getwd()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, err := config.LoadDir(ctx, wd, f.Getenv)
+	return cfg, wd, err
+}
+
+func newCmdList(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the agent aliases, their command lines and where they are defined",
+		Flags: []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			cfg, _, err := loadConfig(c.Context, f)
+			if err != nil {
+				return err
+			}
+			var list []AliasInfo
+			for _, alias := range cfg.Aliases() {
+				a := cfg.Agents[alias]
+				list = append(list, AliasInfo{Alias: alias, Command: a.Command, Argv: a.Argv, Scope: string(a.Scope),
+					Where: a.Where, Default: alias == cfg.DefaultAgent})
+			}
+			return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ALIAS\tCOMMAND\tDEFINED IN")
+				for _, a := range list {
+					mark := ""
+					if a.Default {
+						mark = " (default)"
+					}
+					fmt.Fprintf(tw, "%s%s\t%s\t%s\n", a.Alias, mark, a.Command, a.Where)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				if cfg.DefaultAgent == "" {
+					fmt.Fprintln(w, "\nno default agent: run git uwf setup, or pass --agent to thread step")
+				}
+				return nil
+			})
+		},
+	}
+}
+
+// Check is one line of `agent doctor --format json`.
+type Check struct {
+	Alias   string `json:"alias"`
+	Command string `json:"command"`
+	// Binary is the program the alias needs (for built-in agents, the
+	// preset's CLI or git-uwf itself).
+	Binary  string `json:"binary"`
+	Found   bool   `json:"found"`
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	Error   string `json:"error"`
+}
+
+// versionTimeout bounds `<bin> --version`.
+const versionTimeout = 10 * time.Second
+
+func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "doctor",
+		Usage:     "check that the agents' programs are installed and report their versions",
+		ArgsUsage: "[<alias>…]",
+		Description: "For every alias (or the ones given), finds the program it runs on PATH and\n" +
+			"runs `<program> --version` (10 s limit). Versions are asked of the preset CLIs\n" +
+			"and git-uwf only, never of your own scripts. Exits 1 when the default agent's\n" +
+			"program is missing.",
+		Flags: []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			cfg, wd, err := loadConfig(c.Context, f)
+			if err != nil {
+				return err
+			}
+			aliases := cfg.Aliases()
+			if c.Args().Present() {
+				aliases = c.Args().Slice()
+				for _, a := range aliases {
+					if _, ok := cfg.Agents[a]; !ok {
+						return cmdutil.FlagErrorf("unknown agent alias %q; known aliases: %s", a, strings.Join(cfg.Aliases(), ", "))
+					}
+				}
+			}
+			self, _ := f.Executable()
+			checks := make([]Check, len(aliases))
+			var wg sync.WaitGroup
+			for i, alias := range aliases {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					checks[i] = check(c.Context, cfg.Agents[alias], self, wd, f.Environ(), f.Getenv("PATH"))
+				}()
+			}
+			wg.Wait()
+			if err := cmdutil.Print(f.IO, format, checks, func(w io.Writer) error {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ALIAS\tPROGRAM\tFOUND\tVERSION")
+				for _, ch := range checks {
+					found, version := "no", ch.Version
+					if ch.Found {
+						found = ch.Path
+					}
+					if ch.Error != "" {
+						version = "(" + ch.Error + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ch.Alias, ch.Binary, found, version)
+				}
+				return tw.Flush()
+			}); err != nil {
+				return err
+			}
+			for _, ch := range checks {
+				if ch.Alias == cfg.DefaultAgent && !ch.Found {
+					return fmt.Errorf("the default agent %q needs %s, which is not installed", ch.Alias, ch.Binary)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// check finds the program an agent alias runs and asks for its version.
+func check(ctx context.Context, a *config.Agent, self, wd string, env []string, pathEnv string) Check {
+	ch := Check{Alias: a.Alias, Command: a.Command}
+	bin, known := program(a.Argv)
+	if bin == "" {
+		bin, known = self, true
+		ch.Binary = "git-uwf"
+		if self == "" {
+			ch.Error = "cannot find the git-uwf executable"
+			return ch
+		}
+	} else {
+		ch.Binary = bin
+	}
+	path, err := lookPath(bin, wd, pathEnv)
+	if err != nil {
+		ch.Error = err.Error()
+		return ch
+	}
+	ch.Found, ch.Path = true, path
+	if !known {
+		return ch
+	}
+	res, err := agentkit.Run(ctx, agentkit.Invocation{Command: path, Args: []string{"--version"}, Env: env, Dir: wd,
+		Timeout: versionTimeout, MaxOutput: 64 << 10})
+	if err != nil {
+		ch.Error = err.Error()
+		return ch
+	}
+	out := bytes.TrimSpace(res.Stdout)
+	if len(out) == 0 {
+		out = bytes.TrimSpace(res.Stderr)
+	}
+	ch.Version, _, _ = strings.Cut(string(out), "\n")
+	return ch
+}
+
+// program returns the program an agent command line runs, and whether it is
+// a known CLI whose --version may be asked. "" means git-uwf itself.
+func program(argv []string) (string, bool) {
+	rest, builtin := builtinArgs(argv)
+	if !builtin {
+		return argv[0], false
+	}
+	if len(rest) < 2 || rest[0] != "agent" || rest[1] != "pipe" {
+		return "", true
+	}
+	// git uwf agent pipe [--preset P] [--] [command…]
+	args := rest[2:]
+	preset := ""
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1], false
+			}
+			i = len(args)
+		case a == "--preset" && i+1 < len(args):
+			preset = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--preset="):
+			preset = strings.TrimPrefix(a, "--preset=")
+		}
+	}
+	if p, ok := agents.LookupPreset(preset); ok {
+		return p.Argv[0], true
+	}
+	return "", true
+}
+
+// builtinArgs strips a leading "git uwf" or "git-uwf".
+func builtinArgs(argv []string) ([]string, bool) {
+	switch {
+	case len(argv) >= 2 && argv[0] == "git" && argv[1] == "uwf":
+		return argv[2:], true
+	case len(argv) >= 1 && argv[0] == "git-uwf":
+		return argv[1:], true
+	}
+	return nil, false
+}
+
+// lookPath finds an executable like a shell would with PATH=pathEnv;
+// names with a slash are taken relative to wd.
+func lookPath(name, wd, pathEnv string) (string, error) {
+	var cands []string
+	if strings.Contains(name, "/") {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(wd, name)
+		}
+		cands = []string{name}
+	} else {
+		for _, dir := range filepath.SplitList(pathEnv) {
+			if dir != "" && filepath.IsAbs(dir) {
+				cands = append(cands, filepath.Join(dir, name))
+			}
+		}
+	}
+	for _, c := range cands {
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return c, nil
+		}
+	}
+	if slices.Contains(cands, name) {
+		return "", fmt.Errorf("%s is not an executable file", name)
+	}
+	return "", errors.New("not found on PATH")
+}
