@@ -85,9 +85,13 @@ func Push(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 			res.Kind = KindPushed
 		case '!':
 			res.Kind, res.New = KindRejected, res.Old
-			res.Reason = strings.TrimSpace(l.summary) + ": " + remote + " has steps you do not have; run git uwf sync " + remote
-			if strings.Contains(l.summary, "atomic push failed") {
+			switch summary := strings.TrimSpace(l.summary); {
+			case strings.Contains(summary, "atomic push failed"):
 				res.Reason = "not pushed: another ref was rejected (atomic push)"
+			case strings.Contains(summary, "fetch first"), strings.Contains(summary, "non-fast-forward"):
+				res.Reason = summary + ": " + remote + " has steps you do not have; run git uwf sync " + remote
+			default: // e.g. "[remote rejected] (pre-receive hook declined)"
+				res.Reason = summary
 			}
 		default:
 			res.Kind, res.Reason = KindError, "git push: "+strings.TrimSpace(l.summary)

@@ -2,6 +2,7 @@ package uwfsync_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -251,5 +252,29 @@ func TestAttemptsMerged(t *testing.T) {
 	}
 	for _, dir := range []string{repos.A, repos.B, repos.Remote} {
 		chaintest.Fsck(t, dir)
+	}
+}
+
+// TestPushRemoteHookRejects: a remote that declines the push reports
+// rejected with git's reason and no advice to sync.
+func TestPushRemoteHookRejects(t *testing.T) {
+	t.Parallel()
+	repos := synctest.ReposAndRemote(t)
+	a := chaintest.Open(t, repos.A)
+	th := start(t, a, "hooked")
+	hook := repos.Remote + "/hooks/pre-receive"
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho no threads here >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := uwfsync.Push(context.Background(), a, origin, uwfsync.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, rep, th.ID.Ref())
+	if res.Kind != uwfsync.KindRejected || !strings.Contains(res.Reason, "remote rejected") || strings.Contains(res.Reason, "sync") {
+		t.Errorf("push to a declining remote = %+v", res)
+	}
+	if out := chaintest.Git(t, repos.Remote, "for-each-ref", "refs/uwf/"); out != "" {
+		t.Errorf("remote holds %s after a declined push", out)
 	}
 }
