@@ -2,12 +2,14 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/internal/uwfsync"
 )
 
 // Factory gives commands their dependencies. Fields are plain values or
@@ -63,6 +65,16 @@ func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
 				return
 			}
 			repo, err = chain.Open(ctx, dir, chain.Options{Now: f.Now})
+			if err != nil {
+				return
+			}
+			// After a plain `git fetch` from a remote set up with
+			// `git uwf remote setup`, new threads and fast-forwards are
+			// taken over so every command sees them. Divergence is left to
+			// `git uwf sync`. A failure here only delays that.
+			if _, aerr := uwfsync.Adopt(ctx, repo); aerr != nil && f.IO != nil {
+				fmt.Fprintf(f.IO.ErrOut, "warning: taking over fetched threads: %v\n", aerr)
+			}
 		})
 		return repo, err
 	}
