@@ -94,17 +94,17 @@ func ParseAgentFlag(value string, cfg *Config) (engine.AgentSpec, error) {
 	}
 	v := strings.TrimSpace(value)
 	if v == "" {
-		return engine.AgentSpec{}, errors.New("--agent: empty value; give an alias or a command line")
+		return engine.AgentSpec{}, errors.New("empty agent: give an alias or a command line")
 	}
 	if _, ok := cfg.Agents[v]; ok {
 		return cfg.AgentSpec(v)
 	}
 	argv, err := shellquote.Split(v)
 	if err != nil {
-		return engine.AgentSpec{}, fmt.Errorf("--agent %s: %s", value, strings.ToLower(err.Error()))
+		return engine.AgentSpec{}, fmt.Errorf("agent command line %q: %s", value, strings.ToLower(err.Error()))
 	}
 	if len(argv) == 0 {
-		return engine.AgentSpec{}, errors.New("--agent: empty command line")
+		return engine.AgentSpec{}, errors.New("empty agent command line")
 	}
 	return engine.AgentSpec{Name: v, Argv: argv, Env: cfg.AgentEnv(), Timeout: cfg.Timeout}, nil
 }

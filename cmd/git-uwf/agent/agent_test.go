@@ -1,0 +1,351 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-uwf/git-uwf/agentkit"
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/config"
+	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+)
+
+// binary is git-uwf built once for the tests that spawn it.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "git-uwf-agent-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "git-uwf")
+	out, err := exec.Command("go", "build", "-o", binary, "github.com/git-uwf/git-uwf/cmd/git-uwf").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build git-uwf: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+const planWork = `name: plan-work
+roles:
+  planner:
+    goal: Plan the work.
+    frontmatter:
+      type: object
+      properties:
+        $status: {const: planned}
+        plan: {type: string}
+      required: [$status, plan]
+  worker:
+    goal: Do the work.
+    frontmatter:
+      type: object
+      properties:
+        $status: {enum: [done, blocked]}
+        notes: {type: string}
+      required: [$status]
+graph:
+  $START:
+    _: {role: planner, prompt: "Plan the task."}
+  planner:
+    planned: {role: worker, prompt: "Do: {{plan}}"}
+  worker:
+    done: {role: $END, prompt: "Finished."}
+    blocked: {role: planner, prompt: "Plan again: {{notes}}"}
+`
+
+// repoWithThread makes a repository with plan-work and one thread.
+func repoWithThread(t *testing.T) (string, *chain.Repo, chain.ThreadID) {
+	t.Helper()
+	dir := chaintest.InitRepo(t)
+	r := chaintest.Open(t, dir)
+	info, _, err := r.RegisterWorkflow(t.Context(), chaintest.Workflow(t, "plan-work", planWork))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := r.StartThread(t.Context(), info, "Write the parser.", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, r, th.ID
+}
+
+// env is a test environment: the process's, with HOME and XDG_CONFIG_HOME
+// in a temp dir, plus kv.
+func testEnv(t *testing.T, kv ...string) []string {
+	t.Helper()
+	home := t.TempDir()
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	return append(env, kv...)
+}
+
+func lookup(env []string, k string) string {
+	v := ""
+	for _, kv := range env {
+		if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+			v = val
+		}
+	}
+	return v
+}
+
+type result struct {
+	code        int
+	out, errOut string
+}
+
+// run runs git-uwf in-process in dir.
+func run(t *testing.T, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	f := &cmdutil.Factory{
+		IO:         ios,
+		Getwd:      func() (string, error) { return dir, nil },
+		Getenv:     func(k string) string { return lookup(env, k) },
+		Environ:    func() []string { return env },
+		Now:        time.Now,
+		Executable: func() (string, error) { return binary, nil },
+	}
+	f.Repo = cmdutil.OpenRepoOnce(f)
+	code := root.Run(t.Context(), f, append([]string{"git-uwf"}, args...))
+	return result{code, out.String(), errOut.String()}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const plannerAnswer = `cat >/dev/null; printf -- "---\n\$status: planned\nplan: p\n---\nok"`
+
+func TestBuiltinAgentsInProcess(t *testing.T) {
+	dir, r, id := repoWithThread(t)
+	script := filepath.Join(dir, "script.yaml")
+	writeFile(t, script, "steps:\n  - role: planner\n    output: \"---\\n$status: planned\\nplan: mocked\\n---\\n\"\n")
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		env      []string
+		wantCode int
+		wantErr  string
+	}{
+		{name: "pipe with a command after --", args: []string{"agent", "pipe", "--", "sh", "-c", plannerAnswer, string(id), "planner"}},
+		{name: "pipe with flags", args: []string{"agent", "pipe", "--timeout=1m", "--", "sh", "-c", plannerAnswer, string(id), "planner"}},
+		{name: "pipe failure", args: []string{"agent", "pipe", "--", "sh", "-c", "cat >/dev/null; echo 'model overloaded' >&2; exit 4", string(id), "planner"},
+			wantCode: 1, wantErr: "exited with status 4: model overloaded"},
+		{name: "pipe unknown flag", args: []string{"agent", "pipe", "--colour", "sh", string(id), "planner"}, wantCode: 2, wantErr: "unknown flag: --colour"},
+		{name: "pipe unknown preset", args: []string{"agent", "pipe", "--preset", "nope", string(id), "planner"}, wantCode: 2, wantErr: `unknown pipe preset "nope"`},
+		{name: "pipe without protocol args", args: []string{"agent", "pipe", "--", "sh"}, wantCode: 2, wantErr: "missing <thread-id> <role>"},
+		{name: "mock", args: []string{"agent", "mock", "--script", "script.yaml", string(id), "planner"}},
+		{name: "mock from env", args: []string{"agent", "mock", string(id), "planner"}, env: []string{"UWF_MOCK_SCRIPT=" + script}},
+		{name: "mock wrong role", args: []string{"agent", "mock", "--script", script, string(id), "worker"}, wantCode: 1,
+			wantErr: `mock script step 1 expected role "planner", but the moderator asked for "worker"`},
+		{name: "mock without script", args: []string{"agent", "mock", string(id), "planner"}, wantCode: 1, wantErr: "needs a script"},
+		{name: "human from stdin", stdin: "---\n$status: planned\nplan: typed\n---\n", args: []string{"agent", "human", string(id), "planner"}},
+		{name: "role disagrees with env", args: []string{"agent", "mock", "--script", script, string(id), "planner"}, env: []string{"UWF_ROLE=worker"},
+			wantCode: 1, wantErr: "disagrees"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := testEnv(t, append([]string{"UWF_EDGE_PROMPT=Plan the task."}, tt.env...)...)
+			res := run(t, dir, env, tt.stdin, tt.args...)
+			if res.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", res.code, tt.wantCode, res.out, res.errOut)
+			}
+			if tt.wantErr != "" {
+				if !strings.Contains(res.errOut, tt.wantErr) {
+					t.Fatalf("stderr %q does not contain %q", res.errOut, tt.wantErr)
+				}
+				return
+			}
+			out, err := agentkit.ParseAdapterOutput([]byte(res.out))
+			if err != nil {
+				t.Fatalf("stdout %q: %v", res.out, err)
+			}
+			if out.Error != "" || out.Role != "planner" || out.Status != "planned" {
+				t.Fatalf("adapter output %+v", out)
+			}
+			ref, err := out.StepRef()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Store.Get(ref.Alias); err != nil {
+				t.Fatalf("step %s not stored: %v", ref.Alias, err)
+			}
+		})
+	}
+}
+
+// TestEngineEndToEnd runs a whole thread with the engine, the built
+// git-uwf binary as the agent, and the agents resolved from the
+// configuration: the built-in mock for the planner (script from the
+// environment) and a user alias for the worker (override).
+func TestEngineEndToEnd(t *testing.T) {
+	dir, r, id := repoWithThread(t)
+	writeFile(t, filepath.Join(dir, "script.yaml"), `steps:
+  - role: planner
+    output: {$status: planned, plan: split it}
+    body: The plan.
+  - role: worker
+    output: "no frontmatter"
+    corrections: ["---\n$status: blocked\nnotes: need input\n---\n"]
+  - role: planner
+    output: {$status: planned, plan: smaller steps}
+  - role: worker
+    output: {$status: done, notes: all good}
+`)
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "uwf", "config.yaml"), `defaultAgent: mock
+agents:
+  scripted: {command: "git uwf agent mock --script script.yaml", timeout: 1m}
+`)
+	writeFile(t, filepath.Join(dir, ".uwf", "config.yaml"), "overrides: {plan-work: {worker: scripted}}\n")
+	getenv := func(k string) string {
+		switch k {
+		case "XDG_CONFIG_HOME":
+			return home
+		case "UWF_MOCK_SCRIPT":
+			return filepath.Join(dir, "script.yaml")
+		}
+		return ""
+	}
+	cfg, err := config.Load(config.PathsFor(r.Info, getenv), getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Repo: r, Agent: cfg.ResolveAgent, Self: binary, Env: cfg.AgentEnv()}
+	var agentsUsed, statuses []string
+	for i := 0; i < 4; i++ {
+		res, err := eng.Step(t.Context(), id, engine.StepOptions{})
+		if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		agentsUsed = append(agentsUsed, res.Agent)
+		statuses = append(statuses, fmt.Sprint(res.Output["$status"]))
+		if i == 3 && res.Status != chain.StatusCompleted {
+			t.Fatalf("after the last step the thread is %s", res.Status)
+		}
+	}
+	if got := strings.Join(agentsUsed, ","); got != "mock,scripted,mock,scripted" {
+		t.Errorf("agents = %s", got)
+	}
+	if got := strings.Join(statuses, ","); got != "planned,blocked,planned,done" {
+		t.Errorf("statuses = %s", got)
+	}
+	if _, err := eng.Step(t.Context(), id, engine.StepOptions{}); err == nil {
+		t.Error("a completed thread stepped again")
+	}
+	log := chaintest.Git(t, dir, "log", "--format=%s", "refs/uwf/threads/"+string(id))
+	if !strings.Contains(log, "worker: blocked") {
+		t.Errorf("thread log:\n%s", log)
+	}
+	chaintest.Fsck(t, dir)
+}
+
+func TestAgentList(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	env := testEnv(t)
+	writeFile(t, filepath.Join(lookup(env, "XDG_CONFIG_HOME"), "uwf", "config.yaml"), "defaultAgent: mine\nagents:\n  mine: {command: [\"./mine.sh\", \"--fast\"]}\n")
+	res := run(t, dir, env, "", "agent", "list", "--format", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.errOut)
+	}
+	var list []agent.AliasInfo
+	if err := json.Unmarshal([]byte(res.out), &list); err != nil {
+		t.Fatal(err)
+	}
+	byAlias := map[string]agent.AliasInfo{}
+	for _, a := range list {
+		byAlias[a.Alias] = a
+	}
+	if m := byAlias["mine"]; !m.Default || m.Scope != "user" || !strings.HasSuffix(m.Where, "config.yaml:3") || m.Command != "./mine.sh --fast" {
+		t.Errorf("mine = %+v", m)
+	}
+	for _, name := range []string{"mock", "human", "llm", "claude", "codex", "gemini", "qwen", "opencode", "cursor-agent", "aider", "ollama", "llm-cli", "amp"} {
+		if a, ok := byAlias[name]; !ok || a.Scope != "built-in" {
+			t.Errorf("built-in alias %s: %+v", name, a)
+		}
+	}
+	res = run(t, dir, env, "", "agent", "list")
+	if !strings.Contains(res.out, "mine (default)") || !strings.Contains(res.out, "git uwf agent pipe --preset claude") {
+		t.Errorf("text list:\n%s", res.out)
+	}
+}
+
+func TestAgentDoctor(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "claude"), "#!/bin/sh\n[ \"$1\" = --version ] && echo '2.1.330 (Claude Code)'\n")
+	writeFile(t, filepath.Join(dir, "mine.sh"), "#!/bin/sh\necho should not run >&2; exit 9\n")
+	env := testEnv(t, "PATH="+bin)
+	writeFile(t, filepath.Join(lookup(env, "XDG_CONFIG_HOME"), "uwf", "config.yaml"), "defaultAgent: codex\nagents: {mine: {command: ./mine.sh}}\n")
+	res := run(t, dir, env, "", "agent", "doctor", "--format", "json", "claude", "codex", "mine", "mock")
+	if res.code != 1 || !strings.Contains(res.errOut, `the default agent "codex" needs codex, which is not installed`) {
+		t.Fatalf("exit %d, stderr %q", res.code, res.errOut)
+	}
+	var checks []agent.Check
+	if err := json.Unmarshal([]byte(res.out), &checks); err != nil {
+		t.Fatalf("%v\n%s", err, res.out)
+	}
+	want := []agent.Check{
+		{Alias: "claude", Command: "git uwf agent pipe --preset claude", Binary: "claude", Found: true, Path: filepath.Join(bin, "claude"), Version: "2.1.330 (Claude Code)"},
+		{Alias: "codex", Command: "git uwf agent pipe --preset codex", Binary: "codex", Error: "not found on PATH"},
+		{Alias: "mine", Command: "./mine.sh", Binary: "./mine.sh", Found: true, Path: filepath.Join(dir, "mine.sh")},
+	}
+	for i, w := range want {
+		if checks[i] != w {
+			t.Errorf("check %d = %+v\nwant %+v", i, checks[i], w)
+		}
+	}
+	if m := checks[3]; m.Binary != "git-uwf" || !m.Found || !strings.HasPrefix(m.Version, "git-uwf version") {
+		t.Errorf("mock check = %+v", m)
+	}
+	if res := run(t, dir, env, "", "agent", "doctor", "nope"); res.code != 2 {
+		t.Errorf("unknown alias: exit %d", res.code)
+	}
+}
+
+// TestBinaryPipe runs the built binary as the engine would, with a command
+// after -- (flags after the command are the command's).
+func TestBinaryPipe(t *testing.T) {
+	dir, _, id := repoWithThread(t)
+	cmd := exec.CommandContext(context.Background(), binary, "agent", "pipe", "--", "sh", "-c", plannerAnswer+` --not-a-flag`, string(id), "planner")
+	cmd.Dir = dir
+	cmd.Env = testEnv(t, "UWF_EDGE_PROMPT=Plan the task.")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	out, err := agentkit.ParseAdapterOutput(stdout.Bytes())
+	if err != nil || out.StepHash == "" {
+		t.Fatalf("%+v %v", out, err)
+	}
+}
