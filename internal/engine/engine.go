@@ -284,7 +284,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		}
 		return nil, fail("verify", err, []objects.Alias{ref.Alias})
 	}
-	stop("done in " + chain.FormatDuration(completed.Sub(started)))
+	stop("done")
 	return e.result(ctx, t.ID, entry, spec.Name)
 }
 
@@ -314,6 +314,9 @@ func (e *Engine) result(ctx context.Context, id chain.ThreadID, entry *chain.Ent
 	out, err := e.Repo.Output(entry)
 	if err != nil {
 		return nil, err
+	}
+	if entry.Step.Agent != "" {
+		agent = entry.Step.Agent
 	}
 	r := &Result{Thread: id, Workflow: t.Workflow.Name, Role: entry.Step.Role, Agent: agent,
 		Step: string(entry.Node.Alias), Commit: entry.Commit.String(), Output: out,

@@ -113,7 +113,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	if err != nil {
 		return err
 	}
-	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress}
+	eng := &engine.Engine{Repo: repo, Self: self}
 	mock := &engine.AgentSpec{Name: "mock", Argv: []string{self, "agent", "mock", "--script", scriptPath}}
 	for i := 0; i < 20; i++ {
 		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: mock})
