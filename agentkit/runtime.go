@@ -206,6 +206,7 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", agent.Name(), err)
 	}
+	reply.Text = cleanText(reply.Text)
 	var kept []objects.Alias
 	keepRaw := func(text string) {
 		if text == "" {
@@ -238,6 +239,7 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 		if err != nil {
 			return nil, &StepError{Err: fmt.Errorf("agent %s correction: %w", agent.Name(), err), Nodes: kept}
 		}
+		reply.Text = cleanText(reply.Text)
 		attempts++
 		extraction = "retry"
 	}
@@ -266,6 +268,7 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 
 	redactions := map[string]int{}
 	prompt := s.Prompt
+	edgePrompt := s.EdgePrompt
 	if red != nil {
 		var found []Redaction
 		var v any
@@ -275,6 +278,8 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 		body, found = red.Redact(body)
 		count(redactions, found)
 		prompt, found = red.Redact(prompt)
+		count(redactions, found)
+		edgePrompt, found = red.Redact(edgePrompt)
 		count(redactions, found)
 		if reply.Detail != nil {
 			v, found = red.RedactValue(reply.Detail)
@@ -290,7 +295,7 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 		return nil, &StepError{Err: fmt.Errorf("store output: %w", err), Nodes: kept}
 	}
 	step := chain.StepNode{Start: s.Thread.StartAlias, Prev: s.Thread.HeadStepAlias(), Role: s.Role.Name,
-		Output: outRef.Alias, Agent: agent.Name(), EdgePrompt: s.EdgePrompt, Cwd: s.Cwd,
+		Output: outRef.Alias, Agent: agent.Name(), EdgePrompt: edgePrompt, Cwd: s.Cwd,
 		Extraction: extraction, Attempts: attempts}
 	if len(redactions) > 0 {
 		step.Redactions = redactions
@@ -399,4 +404,11 @@ func (o *AdapterOutput) Print(w io.Writer) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// cleanText makes an agent's reply storable: invalid UTF-8 becomes U+FFFD
+// and NUL bytes are dropped (they are never part of a deliverable).
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "")
 }

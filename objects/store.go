@@ -76,7 +76,8 @@ func openStorer(gitDir string) (storage.Storer, string, error) {
 	if _, err := fs.Stat("objects"); err != nil {
 		return nil, "", fmt.Errorf("open store %s: not a git directory: %w", gitDir, err)
 	}
-	return filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{}), abs, nil
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{})
+	return resilientStorer{Storer: st}, abs, nil
 }
 
 // Storer returns the underlying go-git storer. Callers that use it directly

@@ -51,6 +51,10 @@ type Engine struct {
 	// Self is this program's executable; command lines starting with
 	// "git-uwf" or "git uwf" run it directly.
 	Self string
+	// Redactor scrubs secrets from the evidence of failed attempts before
+	// it is stored (nil: the default patterns). NoRedact turns that off.
+	Redactor *agentkit.Redactor
+	NoRedact bool
 }
 
 // StepOptions change one step.
@@ -240,6 +244,11 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		if res != nil {
 			a.Stdout, a.Stderr, a.ExitCode = string(res.Stdout), string(res.Stderr), res.ExitCode
 		}
+		if red := e.redactor(); red != nil {
+			a.Stdout, _ = red.Redact(a.Stdout)
+			a.Stderr, _ = red.Redact(a.Stderr)
+			a.Error, _ = red.Redact(a.Error)
+		}
 		// Record with a fresh context: the step's may be cancelled, and the
 		// evidence must survive an interrupt.
 		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -352,4 +361,19 @@ func oneLine(s string) string {
 		s = string(r[:159]) + "…"
 	}
 	return s
+}
+
+// redactor returns the redactor for stored evidence, nil when disabled.
+func (e *Engine) redactor() *agentkit.Redactor {
+	if e.NoRedact {
+		return nil
+	}
+	if e.Redactor != nil {
+		return e.Redactor
+	}
+	red, err := agentkit.NewRedactor(nil)
+	if err != nil {
+		return nil
+	}
+	return red
 }

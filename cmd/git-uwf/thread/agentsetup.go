@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/config"
@@ -21,7 +22,12 @@ func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts S
 	if err != nil {
 		return nil, nil, err
 	}
-	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, Env: cfg.AgentEnv()}
+	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, Env: cfg.AgentEnv(), NoRedact: cfg.RedactionDisabled}
+	if !cfg.RedactionDisabled && len(cfg.RedactPatterns) > 0 {
+		if eng.Redactor, err = agentkit.NewRedactor(cfg.RedactPatterns); err != nil {
+			return nil, nil, fmt.Errorf("redaction.patterns: %w", err)
+		}
+	}
 	eng.Agent = func(workflow, role string) (engine.AgentSpec, error) {
 		spec, err := cfg.ResolveAgent(workflow, role)
 		if err == nil && opts.Timeout > 0 {

@@ -9,8 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/config"
 )
 
 // StartOptions are the inputs of `thread start`.
@@ -90,7 +92,11 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	if err != nil {
 		return err
 	}
-	t, err := repo.StartThread(ctx, info, opts.Prompt, filepath.Clean(cwd))
+	prompt, err := redactPrompt(f, repo, opts.Prompt)
+	if err != nil {
+		return err
+	}
+	t, err := repo.StartThread(ctx, info, prompt, filepath.Clean(cwd))
 	if err != nil {
 		return err
 	}
@@ -107,4 +113,25 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 		}
 		return nil
 	})
+}
+
+// redactPrompt scrubs secrets from a task before it is stored: threads are
+// pushed to teammates, so a token pasted into a prompt must not travel.
+func redactPrompt(f *cmdutil.Factory, repo *chain.Repo, prompt string) (string, error) {
+	cfg, err := config.Load(config.PathsFor(repo.Info, f.Getenv), f.Getenv)
+	if err != nil {
+		return "", err
+	}
+	if cfg.RedactionDisabled {
+		return prompt, nil
+	}
+	red, err := agentkit.NewRedactor(cfg.RedactPatterns)
+	if err != nil {
+		return "", fmt.Errorf("redaction.patterns: %w", err)
+	}
+	out, found := red.Redact(prompt)
+	for _, r := range found {
+		fmt.Fprintf(f.IO.ErrOut, "redacted %d %s from the prompt before storing it\n", r.Count, r.Kind)
+	}
+	return out, nil
 }
