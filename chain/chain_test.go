@@ -481,3 +481,25 @@ func TestStepTrailer(t *testing.T) {
 		t.Fatal("a plain commit resolved to a step")
 	}
 }
+
+func TestRepositoryShapes(t *testing.T) {
+	ctx := context.Background()
+	// SHA-256 repositories are refused with a clear error, not half-supported.
+	dir := t.TempDir()
+	chaintest.Git(t, dir, "init", "-q", "--object-format=sha256")
+	if _, err := chain.Open(ctx, dir, chain.Options{}); !errors.Is(err, chain.ErrUnsupportedRepo) || !strings.Contains(err.Error(), "sha256") {
+		t.Fatalf("sha256 repository: %v", err)
+	}
+	// extensions.worktreeConfig (set by some agent harnesses) works.
+	dir, r, info := setup(t)
+	chaintest.Git(t, dir, "config", "extensions.worktreeConfig", "true")
+	wt := filepath.Join(t.TempDir(), "wt")
+	chaintest.Git(t, dir, "worktree", "add", "-q", wt)
+	rw := chaintest.Open(t, wt)
+	th, err := rw.StartThread(ctx, info, "with worktreeConfig", wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "x"}, "")
+	chaintest.Fsck(t, dir)
+}
