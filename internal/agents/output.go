@@ -79,6 +79,10 @@ func resultObject(obj map[string]any) parsed {
 	}
 	if b, _ := obj["is_error"].(bool); b {
 		p.failed, p.message = true, strings.TrimSpace(p.text)
+		if p.message == "" && obj["error"] != nil {
+			// qwen: {"is_error":true,"error":{"message":…}} and no result.
+			p.message = errorMessage(obj["error"])
+		}
 		if p.message == "" {
 			p.message = str(obj["subtype"])
 		}
@@ -246,6 +250,13 @@ func str(v any) string {
 func errorMessage(v any) string {
 	switch e := v.(type) {
 	case string:
+		// gemini wraps the server's JSON error body in its message.
+		var inner map[string]any
+		if strings.HasPrefix(e, "{") && json.Unmarshal([]byte(e), &inner) == nil && inner["error"] != nil {
+			if m := errorMessage(inner["error"]); m != "" {
+				return m
+			}
+		}
 		return e
 	case map[string]any:
 		for _, k := range []string{"message", "error"} {

@@ -1,9 +1,12 @@
 package agents
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,6 +38,19 @@ type Pipe struct {
 	Env []string
 	// MaxOutput caps stdout and stderr (0: agentkit's default).
 	MaxOutput int64
+	// NoResume starts a new session for every step. Otherwise a preset
+	// that can resume continues the session recorded by the thread's last
+	// step of the same role (same preset, same directory).
+	NoResume bool
+}
+
+// beforeStdinDash appends args to argv, before a final "-" (codex reads
+// the prompt from stdin when its last argument is "-").
+func beforeStdinDash(argv []string, args ...string) []string {
+	if n := len(argv); n > 0 && argv[n-1] == "-" {
+		return append(append(slices.Clone(argv[:n-1]), args...), "-")
+	}
+	return append(argv, args...)
 }
 
 // NewPipe builds a pipe agent from a preset name (may be ""), a command
@@ -66,7 +82,7 @@ func NewPipe(preset string, argv []string, model string) (*Pipe, error) {
 			}
 		}
 	case model != "" && p.Preset != nil && p.Preset.ModelFlag != "":
-		p.Argv = append(p.Argv, p.Preset.ModelFlag, model)
+		p.Argv = beforeStdinDash(p.Argv, p.Preset.ModelFlag, model)
 	case model != "":
 		return nil, fmt.Errorf("--model: the %s command line has no model option; put it in the command after --", p.label())
 	}
@@ -106,9 +122,82 @@ func (p *Pipe) timeout() time.Duration {
 	return DefaultPipeTimeout
 }
 
-// Run pipes the session's prompt to the command.
+// Run pipes the session's prompt to the command. When the thread's last
+// step of the same role ran this preset in the same directory and
+// recorded a session id, that session is resumed with the prompt (the
+// CLI keeps its own context: files read, tool results); when resuming
+// fails, the step starts a new session and the detail says why.
 func (p *Pipe) Run(ctx context.Context, s *agentkit.Session) (agentkit.Reply, error) {
-	return p.run(ctx, s, p.Argv, s.Prompt)
+	if p.Preset == nil || p.Preset.Resume == nil || p.NoResume {
+		return p.run(ctx, s, p.Argv, s.Prompt)
+	}
+	id, err := p.previousSession(ctx, s)
+	if err != nil || id == "" {
+		reply, runErr := p.run(ctx, s, p.Argv, s.Prompt)
+		if err != nil && reply.Detail != nil {
+			reply.Detail["resumeError"] = err.Error()
+		}
+		return reply, runErr
+	}
+	reply, runErr := p.run(ctx, s, p.Preset.Resume(p.Argv, id), s.Prompt)
+	if runErr == nil {
+		reply.Detail["resumedSession"] = id
+		return reply, nil
+	}
+	if ctx.Err() != nil {
+		return reply, runErr
+	}
+	fmt.Fprintf(logOf(s), "%s: resuming session %s failed (%v); starting a new session\n", p.label(), id, runErr)
+	fresh, err := p.run(ctx, s, p.Argv, s.Prompt)
+	if fresh.Detail != nil {
+		fresh.Detail["resumeError"] = fmt.Sprintf("session %s: %v", id, runErr)
+	}
+	return fresh, err
+}
+
+// previousSession returns the session id the thread's last step of the
+// session's role recorded, when that step ran this agent in the same
+// directory; "" otherwise.
+func (p *Pipe) previousSession(ctx context.Context, s *agentkit.Session) (string, error) {
+	if s.Repo == nil || s.Thread == nil || s.Thread.Head == nil || s.Role == nil {
+		return "", nil
+	}
+	entries, err := s.Repo.Chain(ctx, s.Thread.Head.Commit)
+	if err != nil {
+		return "", fmt.Errorf("read the thread to find the previous %s session: %w", p.label(), err)
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		st := entries[i].Step
+		if st == nil || st.Role != s.Role.Name {
+			continue
+		}
+		if st.Agent != p.Name() || st.Cwd != s.Cwd || st.Detail == "" {
+			return "", nil
+		}
+		n, err := s.Repo.NodeInCommit(entries[i], st.Detail)
+		if err != nil {
+			return "", fmt.Errorf("read the detail of step %s: %w", entries[i].Node.Alias, err)
+		}
+		var detail struct {
+			SessionID string `json:"sessionId"`
+			Preset    string `json:"preset"`
+		}
+		if err := json.Unmarshal(n.Payload, &detail); err != nil {
+			return "", fmt.Errorf("read the detail of step %s: %w", entries[i].Node.Alias, err)
+		}
+		if detail.Preset != p.Preset.Name {
+			return "", nil
+		}
+		return detail.SessionID, nil
+	}
+	return "", nil
+}
+
+func logOf(s *agentkit.Session) io.Writer {
+	if s.Log != nil {
+		return s.Log
+	}
+	return io.Discard
 }
 
 // Correct resumes the command's session with the correction when the
@@ -162,10 +251,22 @@ func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdi
 	}
 	reply := agentkit.Reply{Text: strings.TrimRight(out.text, " \t\r\n"), SessionID: out.session, Detail: detail}
 	if runErr != nil {
-		// claude prints its errors on stdout and nothing on stderr.
-		msg := out.message
+		// claude prints its errors on stdout and nothing on stderr; gemini
+		// and qwen end stderr with a JSON error object.
+		msg := oneLine(out.message)
+		if msg == "" {
+			msg = stderrJSONError(res.Stderr)
+		}
 		if msg == "" && strings.TrimSpace(string(res.Stderr)) == "" {
 			msg = snippet(string(res.Stdout))
+		}
+		var ae *agentkit.AgentError
+		if msg == "" && errors.As(runErr, &ae) && ae.TimedOut {
+			// The timeout message carries no stderr: say what the CLI
+			// was doing (retrying, reconnecting…).
+			if l := lastLine(string(res.Stderr)); l != "" {
+				msg = "(last stderr line) " + l
+			}
 		}
 		if msg != "" {
 			return reply, fmt.Errorf("%w; %s said: %s", runErr, name, msg)
@@ -189,6 +290,32 @@ func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdi
 		return reply, errors.New(msg)
 	}
 	return reply, nil
+}
+
+// stderrJSONError finds the message of a JSON error object that ends
+// stderr ({"error":{"message":…}}), as gemini and qwen print in JSON
+// output mode.
+func stderrJSONError(stderr []byte) string {
+	b := bytes.TrimSpace(stderr)
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return ""
+	}
+	for i := bytes.LastIndex(b, []byte("\n{")); ; i = bytes.LastIndex(b[:i], []byte("\n{")) {
+		start := i + 1
+		if i < 0 {
+			start = 0
+		}
+		var obj map[string]any
+		if b[start] == '{' && json.Unmarshal(b[start:], &obj) == nil {
+			if e, ok := obj["error"]; ok {
+				return snippet(errorMessage(e))
+			}
+			return ""
+		}
+		if i < 0 {
+			return ""
+		}
+	}
 }
 
 // snippet is the start of s on one line, at most 300 bytes.

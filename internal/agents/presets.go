@@ -37,8 +37,12 @@ type Preset struct {
 	// Resume returns the command line that continues session id with a
 	// new message on stdin; nil when the CLI cannot resume headless.
 	Resume func(argv []string, id string) []string
-	// Timeout is the default per-run timeout.
+	// Timeout is the default per-run timeout; when it passes, the CLI's
+	// whole process group is killed.
 	Timeout time.Duration
+	// Endpoint finds the model server the CLI will talk to, for `agent
+	// doctor`; nil when it cannot be known.
+	Endpoint func(getenv func(string) string) Endpoint
 	// Success tells how success is told from failure (documentation).
 	Success string
 }
@@ -50,46 +54,54 @@ func appendResume(flag string) func([]string, string) []string {
 	}
 }
 
-// codexResume turns "codex exec [flags] [-]" into "codex exec [flags]
-// resume <id> -".
+// codexResume turns "codex exec [flags] [-] [flags]" into "codex exec
+// [flags] resume <id> -": the exec flags stay before the subcommand
+// (verified with codex 0.169.0).
 func codexResume(argv []string, id string) []string {
-	out := slices.Clone(argv)
-	if n := len(out); n > 0 && out[n-1] == "-" {
-		out = out[:n-1]
+	out := make([]string, 0, len(argv)+3)
+	for _, a := range argv {
+		if a != "-" {
+			out = append(out, a)
+		}
 	}
 	return append(out, "resume", id, "-")
 }
 
 // Presets returns the built-in presets, sorted by name. The command lines
-// are the headless invocations that read the prompt from stdin.
+// are the headless invocations that read the prompt from stdin; they were
+// checked against claude-code 2.1.330, codex 0.169.0, gemini-cli 0.61.0,
+// qwen-code 0.24.4 and opencode 1.18.33 (see docs/agents.md).
 func Presets() []Preset {
 	return []Preset{
 		{Name: "aider", Argv: []string{"aider", "--message-file", "/dev/stdin", "--yes-always", "--no-pretty", "--no-stream", "--no-auto-commits", "--no-dirty-commits"},
-			Mode: ModeText, ModelFlag: "--model",
+			Mode: ModeText, ModelFlag: "--model", Timeout: 30 * time.Minute, Endpoint: envEndpoint("", "OPENAI_API_BASE"),
 			Success: "exit status and a non-empty stdout (aider exits 0 on some API errors; the frontmatter check catches those)"},
-		{Name: "amp", Argv: []string{"amp", "-x", "--stream-json"}, Mode: ModeStreamJSON,
-			Success: "exit status, then the final result event's is_error"},
+		{Name: "amp", Argv: []string{"amp", "-x", "--stream-json"}, Mode: ModeStreamJSON, Timeout: 30 * time.Minute,
+			Endpoint: envEndpoint("https://ampcode.com", "AMP_URL"),
+			Success:  "exit status, then the final result event's is_error"},
 		{Name: "claude", Argv: []string{"claude", "-p", "--output-format", "json"}, Mode: ModeClaudeJSON, ModelFlag: "--model",
-			Resume:  appendResume("--resume"),
+			Resume: appendResume("--resume"), Timeout: 30 * time.Minute, Endpoint: envEndpoint("https://api.anthropic.com", "ANTHROPIC_BASE_URL"),
 			Success: "exit status (errors are printed on stdout), then is_error; permission_denials are recorded and fail the run only when the result is empty"},
 		{Name: "codex", Argv: []string{"codex", "exec", "--json", "--skip-git-repo-check", "-"}, Mode: ModeCodexJSONL, ModelFlag: "-m",
-			Resume:  codexResume,
+			Resume: codexResume, Timeout: 30 * time.Minute, Endpoint: codexEndpoint,
 			Success: "exit status, then turn.failed and error events"},
 		{Name: "cursor-agent", Argv: []string{"cursor-agent", "-p", "--output-format", "text", "--trust"}, Mode: ModeText, ModelFlag: "--model",
-			Success: "exit status and a non-empty stdout"},
-		{Name: "gemini", Argv: []string{"gemini", "-p", "", "-o", "json"}, Mode: ModeGeminiJSON, ModelFlag: "-m",
-			Resume:  appendResume("--resume"),
-			Success: "exit status (an API error may give an empty stdout), then the error field"},
-		{Name: "llm-cli", Argv: []string{"llm", "--no-stream"}, Mode: ModeText, ModelFlag: "-m",
+			Timeout: 30 * time.Minute, Success: "exit status and a non-empty stdout"},
+		{Name: "gemini", Argv: []string{"gemini", "-p", "", "-o", "json", "--skip-trust"}, Mode: ModeGeminiJSON, ModelFlag: "-m",
+			Resume: appendResume("--resume"), Timeout: 30 * time.Minute,
+			Endpoint: envEndpoint("https://generativelanguage.googleapis.com", "GOOGLE_GEMINI_BASE_URL"),
+			Success:  "exit status (an API error gives exit 145, an empty stdout and a JSON error on stderr), then the error field"},
+		{Name: "llm-cli", Argv: []string{"llm", "--no-stream"}, Mode: ModeText, ModelFlag: "-m", Timeout: 10 * time.Minute,
 			Success: "exit status and a non-empty stdout"},
 		{Name: "ollama", Argv: []string{"ollama", "run", ModelPlaceholder, "--nowordwrap", "--hidethinking"}, Mode: ModeText,
+			Timeout: 15 * time.Minute, Endpoint: ollamaEndpoint,
 			Success: "exit status and a non-empty stdout"},
 		{Name: "opencode", Argv: []string{"opencode", "run", "--format", "json"}, Mode: ModeOpencodeJSONL, ModelFlag: "-m",
-			Resume:  appendResume("--session"),
+			Resume: appendResume("--session"), Timeout: 30 * time.Minute, Endpoint: opencodeEndpoint,
 			Success: "exit status, then error events; the text parts are the answer"},
 		{Name: "qwen", Argv: []string{"qwen", "-o", "json"}, Mode: ModeQwenJSON, ModelFlag: "-m",
-			Resume:  appendResume("--resume"),
-			Success: "exit status, then the result element's is_error; permission_denials as for claude"},
+			Resume: appendResume("--resume"), Timeout: 30 * time.Minute, Endpoint: envEndpoint("", "OPENAI_BASE_URL"),
+			Success: "exit status (a JSON error on stderr), then the result element's is_error; permission_denials as for claude"},
 	}
 }
 

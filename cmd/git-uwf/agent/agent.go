@@ -201,13 +201,15 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:            "pipe",
 		Usage:           "pipe the prompt to a headless agent CLI (claude, codex, …)",
-		ArgsUsage:       "[--preset NAME] [--model NAME] [--timeout DURATION] [--] [<command>…] " + protocolUsage,
+		ArgsUsage:       "[--preset NAME] [--model NAME] [--timeout DURATION] [--no-resume] [--] [<command>…] " + protocolUsage,
 		SkipFlagParsing: true,
 		Description: "Runs the command with the full prompt on stdin (stdin is then closed) and\n" +
 			"takes stdout as the answer. --preset picks a known CLI's headless command line\n" +
 			"and output parser; a command after -- replaces the preset's command line.\n" +
 			"Presets: " + strings.Join(agents.PresetNames(), ", ") + ".\n" +
-			"--model adds the preset's model flag (ollama needs it; also $UWF_PIPE_MODEL).",
+			"--model adds the preset's model flag (ollama needs it; also $UWF_PIPE_MODEL).\n" +
+			"A preset that can resume continues the session of the thread's last step of\n" +
+			"the same role (--no-resume: always a new session).",
 		Action: func(c *cli.Context) error {
 			opts, err := parsePipeArgs(c.Args().Slice())
 			if err != nil {
@@ -223,7 +225,7 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return cmdutil.FlagErrorf("%v", err)
 			}
-			p.Timeout, p.Env = opts.timeout, f.Environ()
+			p.Timeout, p.Env, p.NoResume = opts.timeout, f.Environ(), opts.noResume
 			return serve(c.Context, f, p, opts.protocol)
 		},
 	}
@@ -235,6 +237,7 @@ type pipeArgs struct {
 	command       []string
 	protocol      []string
 	help          bool
+	noResume      bool
 }
 
 // parsePipeArgs reads `[flags] [--] [command…] <thread-id> <role>`.
@@ -270,6 +273,8 @@ loop:
 		case "-h", "--help":
 			o.help = true
 			return o, nil
+		case "--no-resume":
+			o.noResume = true
 		case "--preset", "--model", "--timeout":
 			val, err := value(name, inline)
 			if err != nil {
