@@ -40,6 +40,9 @@ type redactRule struct {
 	group       int
 	keep        func(secret string) bool
 	replacement string
+	// hints are substrings (lower case) at least one of which any match
+	// contains; a text with none of them is not scanned by re at all.
+	hints []string
 }
 
 // maxRedactPasses bounds the passes Redact makes until nothing changes.
@@ -50,25 +53,29 @@ const maxRedactPasses = 4
 // not compile or that can match the empty string is an error.
 func NewRedactor(extraPatterns []string) (*Redactor, error) {
 	r := &Redactor{marker: regexp.MustCompile(`\[REDACTED(?::[A-Za-z0-9_-]+)?\]`)}
-	add := func(kind, pattern string, group int, keep func(string) bool) {
+	add := func(kind, pattern string, group int, keep func(string) bool, hints ...string) {
 		r.rules = append(r.rules, redactRule{
 			kind: kind, re: regexp.MustCompile(pattern), group: group, keep: keep,
-			replacement: "[REDACTED:" + kind + "]",
+			replacement: "[REDACTED:" + kind + "]", hints: hints,
 		})
 	}
-	add("private-key", `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`, 0, nil)
-	add("url-credentials", `\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\[\]]+:([^\s/@]+)@`, 1, nil)
+	add("private-key", `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`, 0, nil, "-----begin")
+	add("url-credentials", `\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\[\]]+:([^\s/@]+)@`, 1, nil, "://")
 	r.rules[len(r.rules)-1].replacement = "[REDACTED]"
-	add("aws-access-key", `\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`, 0, nil)
-	add("github-token", `\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b`, 0, nil)
-	add("anthropic-key", `\bsk-ant-[A-Za-z0-9_\-]{20,}`, 0, mixedCase)
-	add("openai-key", `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`, 0, mixedCase)
-	add("slack-token", `\bxox[abprs]-[A-Za-z0-9\-]{10,}`, 0, nil)
-	add("google-api-key", `\bAIza[0-9A-Za-z_\-]{35}`, 0, nil)
-	add("bearer-token", `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|token)\s+([^\s"',;]+)`, 1, nil)
-	add("basic-auth", `(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/=]{8,})`, 1, nil)
-	add("bearer-token", `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`, 1, hasDigit)
-	add("secret-assignment", `(?i)[A-Za-z0-9_.\-]*?(?:api[_.\-]?key|(?:secret|access|private)[_.\-]?key|secret|passw(?:or)?d|pwd|token|credentials?)["']?\s*(?::=|=>|[:=])\s*["']?([^\s"'<>,;()\[\]{}]{12,})`, 1, plausibleSecret)
+	add("aws-access-key", `\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`, 0, nil, "akia", "asia", "abia", "acca")
+	add("github-token", `\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b`, 0, nil, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+	add("anthropic-key", `\bsk-ant-[A-Za-z0-9_\-]{20,}`, 0, mixedCase, "sk-ant-")
+	add("openai-key", `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`, 0, mixedCase, "sk-")
+	add("slack-token", `\bxox[abprs]-[A-Za-z0-9\-]{10,}`, 0, nil, "xox")
+	add("google-api-key", `\bAIza[0-9A-Za-z_\-]{35}`, 0, nil, "aiza")
+	add("bearer-token", `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|token)\s+([^\s"',;]+)`, 1, nil, "authorization")
+	add("basic-auth", `(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/=]{8,})`, 1, nil, "authorization")
+	add("bearer-token", `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`, 1, hasDigit, "bearer")
+	// Only the value (group 1) is replaced, so the pattern starts at the
+	// keyword itself: a leading "any name characters" class would make the
+	// scan quadratic-looking on long identifier-like runs.
+	add("secret-assignment", `(?i)(?:api[_.\-]?key|(?:secret|access|private)[_.\-]?key|secret|passw(?:or)?d|pwd|token|credentials?)["']?\s*(?::=|=>|[:=])\s*["']?([^\s"'<>,;()\[\]{}]{12,})`, 1, plausibleSecret,
+		"key", "secret", "passw", "pwd", "token", "credential")
 	for i, p := range extraPatterns {
 		if p == "" {
 			return nil, fmt.Errorf("redact pattern %d: empty pattern", i)
@@ -143,7 +150,11 @@ func (r *Redactor) Redact(s string) (string, []Redaction) {
 	counts := map[string]int{}
 	for pass := 0; pass < maxRedactPasses; pass++ {
 		changed := false
+		lower := strings.ToLower(s)
 		for _, rule := range r.rules {
+			if !rule.mayMatch(lower) {
+				continue
+			}
 			var n int
 			s, n = r.apply(s, rule)
 			if n > 0 {
@@ -156,6 +167,20 @@ func (r *Redactor) Redact(s string) (string, []Redaction) {
 		}
 	}
 	return s, redactionList(counts)
+}
+
+// mayMatch reports whether the lower-cased text contains one of the rule's
+// hints (always true for rules without hints).
+func (rule redactRule) mayMatch(lower string) bool {
+	if len(rule.hints) == 0 {
+		return true
+	}
+	for _, h := range rule.hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // apply replaces the secrets one rule finds, skipping matches that touch an

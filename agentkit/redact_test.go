@@ -180,3 +180,27 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRedact measures redaction of a 64 KiB prompt-like text with a
+// few secrets in it, and of 4 MiB of text without any hint of one.
+func BenchmarkRedact(b *testing.B) {
+	r, err := NewRedactor(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prose := strings.Repeat("## Step 3: reviewer\nThe change adds a --verbose flag; tests pass. ", 1000)[:64<<10] +
+		" token=Zm9vYmFyYmF6cXV4MTIzNDU2 and ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	plain := strings.Repeat("x", 4<<20)
+	b.Run("prompt-64KiB", func(b *testing.B) {
+		b.SetBytes(int64(len(prose)))
+		for i := 0; i < b.N; i++ {
+			r.Redact(prose)
+		}
+	})
+	b.Run("plain-4MiB", func(b *testing.B) {
+		b.SetBytes(int64(len(plain)))
+		for i := 0; i < b.N; i++ {
+			r.Redact(plain)
+		}
+	})
+}
