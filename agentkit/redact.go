@@ -43,6 +43,9 @@ type redactRule struct {
 	// hints are substrings (lower case) at least one of which any match
 	// contains; a text with none of them is not scanned by re at all.
 	hints []string
+	// multiline rules may match across lines; the others are only run on
+	// the lines that contain a hint.
+	multiline bool
 }
 
 // maxRedactPasses bounds the passes Redact makes until nothing changes.
@@ -60,6 +63,7 @@ func NewRedactor(extraPatterns []string) (*Redactor, error) {
 		})
 	}
 	add("private-key", `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`, 0, nil, "-----begin")
+	r.rules[len(r.rules)-1].multiline = true
 	add("url-credentials", `\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\[\]]+:([^\s/@]+)@`, 1, nil, "://")
 	r.rules[len(r.rules)-1].replacement = "[REDACTED]"
 	add("aws-access-key", `\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`, 0, nil, "akia", "asia", "abia", "acca")
@@ -87,7 +91,7 @@ func NewRedactor(extraPatterns []string) (*Redactor, error) {
 		if matchesEmpty(re) {
 			return nil, fmt.Errorf("redact pattern %d %q: can match the empty string", i, p)
 		}
-		r.rules = append(r.rules, redactRule{kind: "custom", re: re, replacement: "[REDACTED:custom]"})
+		r.rules = append(r.rules, redactRule{kind: "custom", re: re, replacement: "[REDACTED:custom]", multiline: true})
 	}
 	return r, nil
 }
@@ -150,14 +154,19 @@ func (r *Redactor) Redact(s string) (string, []Redaction) {
 	counts := map[string]int{}
 	for pass := 0; pass < maxRedactPasses; pass++ {
 		changed := false
-		lower := strings.ToLower(s)
+		lower := asciiLower(s)
 		for _, rule := range r.rules {
 			if !rule.mayMatch(lower) {
 				continue
 			}
 			var n int
-			s, n = r.apply(s, rule)
+			if rule.multiline {
+				s, n = r.apply(s, rule)
+			} else {
+				s, n = r.applyByLine(s, lower, rule)
+			}
 			if n > 0 {
+				lower = asciiLower(s)
 				counts[rule.kind] += n
 				changed = true
 			}
@@ -181,6 +190,46 @@ func (rule redactRule) mayMatch(lower string) bool {
 		}
 	}
 	return false
+}
+
+// applyByLine runs a single-line rule only on the lines whose lower-cased
+// text holds one of its hints.
+func (r *Redactor) applyByLine(s, lower string, rule redactRule) (string, int) {
+	var b strings.Builder
+	total, copied := 0, 0
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		if rule.mayMatch(lower[start:end]) {
+			if out, n := r.apply(s[start:end], rule); n > 0 {
+				b.WriteString(s[copied:start])
+				b.WriteString(out)
+				copied = end
+				total += n
+			}
+		}
+		start = end + 1
+	}
+	if total == 0 {
+		return s, 0
+	}
+	b.WriteString(s[copied:])
+	return b.String(), total
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay valid.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // apply replaces the secrets one rule finds, skipping matches that touch an
