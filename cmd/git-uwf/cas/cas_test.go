@@ -1,7 +1,6 @@
 package cas_test
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -14,9 +13,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
-	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/internal/cmdtest"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -37,14 +34,8 @@ type result struct {
 // run runs `git uwf args…` in-process in dir, with stdin as standard input.
 func run(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.WriteString(stdin)
-	f := cmdutil.NewFactory(ios)
-	f.Getwd = func() (string, error) { return dir, nil }
-	f.Now = func() time.Time { return time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC) }
-	f.Repo = cmdutil.OpenRepoOnce(f)
-	code := root.Run(context.Background(), f, append([]string{"git-uwf"}, args...))
-	return result{code: code, out: out.String(), err: errOut.String()}
+	r := cmdtest.RunStdin(t, dir, time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC), stdin, args...)
+	return result{code: r.Code, out: r.Out, err: r.Err}
 }
 
 func mustRun(t *testing.T, dir string, args ...string) string {

@@ -89,3 +89,55 @@ func firstLine(s string, n int) string {
 	}
 	return s
 }
+
+// threadCommand is what most thread verbs start from: the one thread
+// argument, the output format, the repository and the thread.
+type threadCommand struct {
+	format cmdutil.Format
+	repo   *chain.Repo
+	thread *chain.Thread
+}
+
+func parseThreadCommand(c *cli.Context, f *cmdutil.Factory) (*threadCommand, error) {
+	arg, err := oneArg(c, "thread id")
+	if err != nil {
+		return nil, err
+	}
+	format, err := cmdutil.FormatOf(c)
+	if err != nil {
+		return nil, err
+	}
+	repo, t, err := openThread(c.Context, f, arg)
+	if err != nil {
+		return nil, err
+	}
+	return &threadCommand{format: format, repo: repo, thread: t}, nil
+}
+
+// stepCommand is the same for verbs that take one step (alias, commit or a
+// code commit with an Uwf-Step trailer).
+type stepCommand struct {
+	format cmdutil.Format
+	repo   *chain.Repo
+	entry  *chain.Entry
+}
+
+func parseStepCommand(c *cli.Context, f *cmdutil.Factory) (*stepCommand, error) {
+	arg, err := oneArg(c, "step (alias or commit)")
+	if err != nil {
+		return nil, err
+	}
+	format, err := cmdutil.FormatOf(c)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := f.Repo(c.Context)
+	if err != nil {
+		return nil, err
+	}
+	e, err := repo.FindStep(c.Context, arg)
+	if err != nil {
+		return nil, err
+	}
+	return &stepCommand{format: format, repo: repo, entry: e}, nil
+}

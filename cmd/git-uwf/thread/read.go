@@ -29,18 +29,11 @@ func newCmdSteps(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<thread>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "thread id")
+			tc, err := parseThreadCommand(c, f)
 			if err != nil {
 				return err
 			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			repo, t, err := openThread(c.Context, f, arg)
-			if err != nil {
-				return err
-			}
+			repo, t, format := tc.repo, tc.thread, tc.format
 			steps, err := repo.Steps(c.Context, t)
 			if err != nil {
 				return err
@@ -77,21 +70,14 @@ func newCmdRead(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "thread id")
-			if err != nil {
-				return err
-			}
 			if c.Int("quota") <= 0 {
 				return cmdutil.FlagErrorf("--quota must be positive")
 			}
-			format, err := cmdutil.FormatOf(c)
+			tc, err := parseThreadCommand(c, f)
 			if err != nil {
 				return err
 			}
-			repo, t, err := openThread(c.Context, f, arg)
-			if err != nil {
-				return err
-			}
+			repo, t, format := tc.repo, tc.thread, tc.format
 			md, err := repo.Read(c.Context, t, chain.ReadOptions{Quota: c.Int("quota"), Before: c.String("before"), Start: c.Bool("start")})
 			if err != nil {
 				return err
@@ -119,23 +105,15 @@ func newCmdExport(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "thread id")
+			tc, err := parseThreadCommand(c, f)
 			if err != nil {
 				return err
 			}
-			format, err := cmdutil.FormatOf(c)
+			md, err := exportMarkdown(c.Context, tc.repo, tc.thread)
 			if err != nil {
 				return err
 			}
-			repo, t, err := openThread(c.Context, f, arg)
-			if err != nil {
-				return err
-			}
-			md, err := exportMarkdown(c.Context, repo, t)
-			if err != nil {
-				return err
-			}
-			return printMarkdown(f, format, md)
+			return printMarkdown(f, tc.format, md)
 		},
 	}
 }
@@ -195,22 +173,11 @@ func newCmdFork(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<step>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "step (alias or commit)")
+			sc, err := parseStepCommand(c, f)
 			if err != nil {
 				return err
 			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			repo, err := f.Repo(c.Context)
-			if err != nil {
-				return err
-			}
-			e, err := repo.FindStep(c.Context, arg)
-			if err != nil {
-				return err
-			}
+			repo, e, format := sc.repo, sc.entry, sc.format
 			t, err := repo.Fork(c.Context, e.Commit)
 			if err != nil {
 				return err
@@ -234,18 +201,11 @@ func newCmdCancel(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "thread id")
+			tc, err := parseThreadCommand(c, f)
 			if err != nil {
 				return err
 			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			repo, t, err := openThread(c.Context, f, arg)
-			if err != nil {
-				return err
-			}
+			repo, t, format := tc.repo, tc.thread, tc.format
 			unlock, err := repo.LockThread(t.ID)
 			if err != nil {
 				return busyExit(err)
@@ -289,22 +249,11 @@ func newCmdStep(f *cmdutil.Factory) *cli.Command {
 				ArgsUsage: "<step>",
 				Flags:     []cli.Flag{cmdutil.FormatFlag()},
 				Action: func(c *cli.Context) error {
-					arg, err := oneArg(c, "step (alias or commit)")
+					sc, err := parseStepCommand(c, f)
 					if err != nil {
 						return err
 					}
-					format, err := cmdutil.FormatOf(c)
-					if err != nil {
-						return err
-					}
-					repo, err := f.Repo(c.Context)
-					if err != nil {
-						return err
-					}
-					e, err := repo.FindStep(c.Context, arg)
-					if err != nil {
-						return err
-					}
+					repo, e, format := sc.repo, sc.entry, sc.format
 					out := stepShowOutput{Hash: string(e.Node.Alias), Commit: e.Commit.String(), Kind: e.Kind}
 					_ = json.Unmarshal(e.Node.Payload, &out.Node)
 					if e.Step != nil {
@@ -330,24 +279,13 @@ func newCmdStep(f *cmdutil.Factory) *cli.Command {
 					cmdutil.FormatFlag(),
 				},
 				Action: func(c *cli.Context) error {
-					arg, err := oneArg(c, "step (alias or commit)")
+					sc, err := parseStepCommand(c, f)
 					if err != nil {
 						return err
 					}
-					format, err := cmdutil.FormatOf(c)
-					if err != nil {
-						return err
-					}
-					repo, err := f.Repo(c.Context)
-					if err != nil {
-						return err
-					}
-					e, err := repo.FindStep(c.Context, arg)
-					if err != nil {
-						return err
-					}
+					repo, e, format := sc.repo, sc.entry, sc.format
 					if e.Step == nil {
-						return fmt.Errorf("%s is a %s commit, not a step", arg, e.Kind)
+						return fmt.Errorf("%s is a %s commit, not a step", c.Args().First(), e.Kind)
 					}
 					var b strings.Builder
 					fmt.Fprintf(&b, "# Step `%s`\n\n**Role:** %s\n**Agent:** %s\n\n", e.Node.Alias, e.Step.Role, e.Step.Agent)

@@ -53,24 +53,17 @@ func newCmdShow(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<thread>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "thread id")
+			tc, err := parseThreadCommand(c, f)
 			if err != nil {
 				return err
 			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			return showRun(c.Context, f, arg, format)
+			return showRun(c.Context, f, tc)
 		},
 	}
 }
 
-func showRun(ctx context.Context, f *cmdutil.Factory, arg string, format cmdutil.Format) error {
-	repo, t, err := openThread(ctx, f, arg)
-	if err != nil {
-		return err
-	}
+func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
+	repo, t, format := tc.repo, tc.thread, tc.format
 	st, err := repo.State(ctx, t)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package workflow_test
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -14,9 +13,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
-	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/internal/cmdtest"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -34,23 +31,14 @@ type result struct {
 // run runs `git uwf args…` in-process with dir as the working directory.
 func run(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	f := cmdutil.NewFactory(ios)
-	f.Getwd = func() (string, error) { return dir, nil }
-	f.Now = func() time.Time { return now }
-	f.Repo = cmdutil.OpenRepoOnce(f)
-	code := root.Run(context.Background(), f, append([]string{"git-uwf"}, args...))
-	return result{code: code, out: out.String(), err: errOut.String()}
+	r := cmdtest.Run(t, dir, now, args...)
+	return result{code: r.Code, out: r.Out, err: r.Err}
 }
 
 // mustRun runs git uwf and fails the test unless it exits 0.
 func mustRun(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	r := run(t, dir, args...)
-	if r.code != 0 {
-		t.Fatalf("git uwf %s: exit %d\n%s", strings.Join(args, " "), r.code, r.err)
-	}
-	return r.out
+	return cmdtest.MustRun(t, dir, now, args...)
 }
 
 // newRepo creates a repository holding the fixture workflow files at its top.

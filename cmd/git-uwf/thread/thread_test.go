@@ -1,0 +1,157 @@
+package thread_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/internal/cmdtest"
+)
+
+var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+const loop = `name: loop
+roles:
+  developer:
+    frontmatter:
+      type: object
+      properties: {$status: {const: review_needed}, summary: {type: string}}
+      required: [$status, summary]
+  reviewer:
+    frontmatter:
+      type: object
+      properties: {$status: {enum: [approved, rejected]}, comments: {type: string}}
+      required: [$status]
+graph:
+  $START:
+    _: {role: developer, prompt: "Implement."}
+  developer:
+    review_needed: {role: reviewer, prompt: "Review {{summary}}"}
+  reviewer:
+    rejected: {role: developer, prompt: "Fix {{comments}}"}
+    approved: {role: $END, prompt: "Done."}
+`
+
+// keys decodes a JSON object and returns its field names in order.
+func keys(t *testing.T, out string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %v\n%s", err, out)
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return names
+}
+
+// TestJSONFields pins the machine-readable shapes of the thread commands.
+func TestJSONFields(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	repo := chaintest.Open(t, dir)
+	if _, _, err := repo.RegisterWorkflow(t.Context(), chaintest.Workflow(t, "loop", loop)); err != nil {
+		t.Fatal(err)
+	}
+	startOut := cmdtest.MustRun(t, dir, now, "thread", "start", "loop", "-p", "task one", "--format", "json")
+	var started struct{ Thread chain.ThreadID }
+	if err := json.Unmarshal([]byte(startOut), &started); err != nil {
+		t.Fatal(err)
+	}
+	step := chaintest.Step(t, repo, started.Thread, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "body")
+	id := string(started.Thread)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"start", nil, "thread workflow workflowHash head commit currentRole"},
+		{"show", []string{"thread", "show", id}, "thread workflow workflowHash head headCommit status currentRole nextPrompt suspendedRole suspendMessage error steps prompt cwd createdAt updatedAt failedAttempts hint"},
+		{"steps", []string{"thread", "steps", id}, "thread workflow steps"},
+		{"read", []string{"thread", "read", id}, "markdown"},
+		{"step show", []string{"step", "show", string(step.Node.Alias)}, "hash commit kind node output body"},
+		{"fork", []string{"thread", "fork", step.Commit.String()}, "forkedFrom thread"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := startOut
+			if tt.args != nil {
+				out = cmdtest.MustRun(t, dir, now, append(tt.args, "--format", "json")...)
+			}
+			if got := strings.Join(keys(t, out), " "); got != tt.want {
+				t.Errorf("fields:\n got %s\nwant %s", got, tt.want)
+			}
+			// YAML has the same fields in the same order.
+			if tt.args != nil {
+				y := cmdtest.MustRun(t, dir, now, append(tt.args, "--format", "yaml")...)
+				first := strings.SplitN(strings.Fields(tt.want)[0], " ", 2)[0]
+				if !strings.HasPrefix(y, first+":") {
+					t.Errorf("yaml starts %q, want field %s first", y[:min(40, len(y))], first)
+				}
+			}
+		})
+	}
+	list := cmdtest.MustRun(t, dir, now, "thread", "list", "--format", "json")
+	var items []map[string]any
+	if err := json.Unmarshal([]byte(list), &items); err != nil || len(items) != 3 {
+		t.Fatalf("list: want the thread and its two forks (json and yaml runs), got %d: %v\n%s", len(items), err, list)
+	}
+	for _, k := range []string{"thread", "workflow", "workflowHash", "head", "headCommit", "status", "currentRole", "prompt", "createdAt", "updatedAt"} {
+		if _, ok := items[0][k]; !ok {
+			t.Errorf("list item lacks %q", k)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"thread", "start", "x"}, 2, "missing --prompt"},
+		{[]string{"thread", "show"}, 2, "missing thread id"},
+		{[]string{"thread", "show", "a", "b"}, 2, "expected one thread id"},
+		{[]string{"thread", "step", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "-c", "0"}, 2, "--count must be a positive number"},
+		{[]string{"thread", "list", "--status", "weird"}, 2, "unknown status"},
+		{[]string{"thread", "read", "x", "--quota", "0"}, 2, "--quota must be positive"},
+		{[]string{"thread", "show", "../../HEAD"}, 1, "invalid thread id"},
+		{[]string{"step", "show", "ZZ"}, 1, "at least 4 characters"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := cmdtest.Run(t, dir, now, tt.args...)
+			if r.Code != tt.code || !strings.Contains(r.Err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d containing %q", r.Code, r.Err, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+func TestStartRedactsSecrets(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	repo := chaintest.Open(t, dir)
+	if _, _, err := repo.RegisterWorkflow(t.Context(), chaintest.Workflow(t, "loop", loop)); err != nil {
+		t.Fatal(err)
+	}
+	r := cmdtest.Run(t, dir, now, "thread", "start", "loop", "-p", "deploy with AKIAIOSFODNN7EXAMPLE please")
+	if r.Code != 0 || !strings.Contains(r.Err, "redacted 1 aws-access-key") {
+		t.Fatalf("exit %d: %s", r.Code, r.Err)
+	}
+	list := cmdtest.MustRun(t, dir, now, "thread", "list", "--format", "json")
+	if strings.Contains(list, "AKIAIOSFODNN7EXAMPLE") || !strings.Contains(list, "[REDACTED:aws-access-key]") {
+		t.Fatalf("prompt stored unredacted: %s", list)
+	}
+}
