@@ -28,7 +28,8 @@ type Repo struct {
 	schemas   map[string]objects.Ref // built-in schema refs by title
 	ident     *identity
 	workflows map[objects.Alias]*WorkflowInfo
-	held      map[ThreadID]bool // thread locks this process holds
+	pinned    map[plumbing.Hash]*WorkflowInfo // by the workflow/ tree a commit pins
+	held      map[ThreadID]bool               // thread locks this process holds
 }
 
 // Options configure Open.
@@ -67,7 +68,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 		now = time.Now
 	}
 	return &Repo{Info: info, Git: run, Store: store, now: now,
-		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, held: map[ThreadID]bool{}}, nil
+		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{}}, nil
 }
 
 // Now is the repository's clock (injectable for tests).

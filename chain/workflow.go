@@ -196,6 +196,14 @@ func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node) (*WorkflowI
 // loadWorkflowTree reads the workflow pinned by a tree (a workflow/ subtree
 // or a registry commit's tree) and keeps that exact tree.
 func (r *Repo) loadWorkflowTree(ctx context.Context, tree plumbing.Hash) (*WorkflowInfo, error) {
+	// Every commit of a thread, and usually every thread of a workflow
+	// version, pins the same tree: decode it once per process.
+	r.mu.Lock()
+	pinned, ok := r.pinned[tree]
+	r.mu.Unlock()
+	if ok {
+		return pinned, nil
+	}
 	s := r.Store.Storer()
 	oid, err := treeEntry(s, tree, "node")
 	if err != nil {
@@ -228,6 +236,9 @@ func (r *Repo) loadWorkflowTree(ctx context.Context, tree plumbing.Hash) (*Workf
 		copied.Tree = tree
 		info = &copied
 	}
+	r.mu.Lock()
+	r.pinned[tree] = info
+	r.mu.Unlock()
 	return info, nil
 }
 
