@@ -153,8 +153,16 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 // sinceHead set, only attempts made on the thread's current head are kept.
 func (r *Repo) Attempts(ctx context.Context, t *Thread, sinceHead bool) ([]FailedAttempt, error) {
 	tip, err := r.resolveRef(t.ID.AttemptsRef())
-	if err != nil || tip.IsZero() {
+	if err != nil {
 		return nil, err
+	}
+	return r.attemptsFrom(t, tip, sinceHead)
+}
+
+// attemptsFrom is Attempts for a known attempts tip (zero: none).
+func (r *Repo) attemptsFrom(t *Thread, tip plumbing.Hash, sinceHead bool) ([]FailedAttempt, error) {
+	if tip.IsZero() {
+		return nil, nil
 	}
 	s := r.Store.Storer()
 	var out []FailedAttempt

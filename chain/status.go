@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/git-uwf/git-uwf/internal/gitcli"
@@ -79,6 +80,23 @@ func (r *Repo) RouteContext(ctx context.Context, t *Thread) (moderator.RouteCont
 
 // State derives the thread's status from its head.
 func (r *Repo) State(ctx context.Context, t *Thread) (State, error) {
+	tip, err := r.resolveRef(t.ID.AttemptsRef())
+	if err != nil {
+		return State{}, err
+	}
+	st, err := r.headState(ctx, t, tip)
+	if err != nil {
+		return State{}, err
+	}
+	if st.Status != StatusCompleted && r.threadRunning(t.ID) {
+		st.Status = StatusRunning
+	}
+	return st, nil
+}
+
+// headState is State without the running overlay: a function of the head
+// commit and the attempts ref's tip (zero when there is none) alone.
+func (r *Repo) headState(ctx context.Context, t *Thread, attemptsTip plumbing.Hash) (State, error) {
 	if t.Head.Kind == KindCancel {
 		return State{Status: StatusCancelled}, nil
 	}
@@ -101,13 +119,10 @@ func (r *Repo) State(ctx context.Context, t *Thread) (State, error) {
 	default:
 		st.Status = StatusIdle
 		st.CurrentRole = d.Role
-		if attempts, err := r.Attempts(ctx, t, true); err == nil && len(attempts) > 0 {
+		if attempts, err := r.attemptsFrom(t, attemptsTip, true); err == nil && len(attempts) > 0 {
 			st.Status = StatusFailed
 			st.Error = attempts[0].Node.Error
 		}
-	}
-	if st.Status != StatusCompleted && r.threadRunning(t.ID) {
-		st.Status = StatusRunning
 	}
 	return st, nil
 }
@@ -134,6 +149,10 @@ func (r *Repo) Summarize(ctx context.Context, t *Thread) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	return summaryOf(t, st), nil
+}
+
+func summaryOf(t *Thread, st State) Summary {
 	s := Summary{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),
 		Head: string(t.Head.Node.Alias), HeadCommit: t.Head.Commit.String(), Status: st.Status,
 		Prompt: t.Start.Prompt, CreatedAt: t.ID.Time().UTC(), UpdatedAt: t.Head.Time.UTC(), Error: st.Error}
@@ -145,7 +164,7 @@ func (r *Repo) Summarize(ctx context.Context, t *Thread) (Summary, error) {
 		role := st.SuspendedRole
 		s.SuspendedRole = &role
 	}
-	return s, nil
+	return s
 }
 
 // ListOptions filter List.
@@ -158,27 +177,62 @@ type ListOptions struct {
 
 // List summarizes threads, newest first. A thread that cannot be read is
 // reported with status "failed" rather than aborting the listing.
+//
+// Summaries come from the summary cache (see cache.go) when the thread's
+// head and attempts tip are those the entry was derived from; the others
+// are derived and the cache is rewritten. "running" always comes from the
+// lock files.
 func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
-	ids, heads, err := r.ThreadIDs(ctx)
+	refs, err := r.Git.ForEachRef(ctx, ThreadsPrefix, AttemptsPrefix)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list threads: %w", err)
+	}
+	var ids []ThreadID
+	heads := map[ThreadID]plumbing.Hash{}
+	attempts := map[ThreadID]plumbing.Hash{}
+	for _, ref := range refs {
+		isThread := strings.HasPrefix(ref.Name, ThreadsPrefix)
+		prefix, into := AttemptsPrefix, attempts
+		if isThread {
+			prefix, into = ThreadsPrefix, heads
+		}
+		id, err := ParseThreadID(strings.TrimPrefix(ref.Name, prefix))
+		if err != nil || !plumbing.IsHash(ref.OID) {
+			continue // not ours; ignore foreign refs in the namespace
+		}
+		if isThread {
+			ids = append(ids, id)
+		}
+		into[id] = plumbing.NewHash(ref.OID)
 	}
 	want := map[Status]bool{}
 	for _, s := range opts.Statuses {
 		want[s] = true
 	}
-	var out []Summary
+	// Newest first: ULIDs sort by time.
+	slices.SortFunc(ids, func(a, b ThreadID) int { return strings.Compare(string(b), string(a)) })
+	cache := r.loadSummaries()
+	locked := r.lockedThreads()
+	keep := make([]cachedSummary, 0, len(ids))
+	changed := len(cache) != len(ids)
+	out := make([]Summary, 0, len(ids))
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var s Summary
-		t, err := r.ThreadAt(ctx, id, heads[id])
-		if err == nil {
-			s, err = r.Summarize(ctx, t)
+		key := cacheKey{head: heads[id], attempts: attempts[id]}
+		c, hit := cache[id]
+		if !hit || c.key != key {
+			c, hit = r.summarizeHead(ctx, id, key), false
+			changed = true
 		}
-		if err != nil {
-			s = Summary{Thread: id, HeadCommit: heads[id].String(), Status: StatusFailed, Error: err.Error(), CreatedAt: id.Time().UTC()}
+		if c.sum.Thread != "" { // "" marks a summary that must not be cached
+			keep = append(keep, c)
+		}
+		s := c.sum
+		s.Thread = id
+		if s.Status != StatusCompleted && (locked == nil || locked[id]) && r.threadRunning(id) {
+			s.Status = StatusRunning
 		}
 		switch {
 		case len(want) > 0:
@@ -192,8 +246,25 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		}
 		out = append(out, s)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Thread > out[j].Thread })
+	if changed {
+		r.storeSummaries(keep)
+	}
 	return out, nil
+}
+
+// summarizeHead derives a thread's summary, without the running overlay.
+// A thread that cannot be read gets a failed summary that is not cached
+// (its Thread is left empty): the objects may arrive later.
+func (r *Repo) summarizeHead(ctx context.Context, id ThreadID, key cacheKey) cachedSummary {
+	t, err := r.ThreadAt(ctx, id, key.head)
+	var st State
+	if err == nil {
+		st, err = r.headState(ctx, t, key.attempts)
+	}
+	if err != nil {
+		return cachedSummary{key: key, sum: Summary{HeadCommit: key.head.String(), Status: StatusFailed, Error: err.Error(), CreatedAt: id.Time().UTC()}}
+	}
+	return cachedSummary{key: key, sum: summaryOf(t, st)}
 }
 
 // StepInfo is one entry of `thread steps`.
