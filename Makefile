@@ -2,6 +2,7 @@
 #
 #   make build     bin/git-uwf (version from `git describe`)
 #   make test      the test suite (the command the README names)
+#   make test-agents  end-to-end tests with the real agent CLIs (npm, >1 GB cache)
 #   make lint      gofmt, go vet, staticcheck (when installed)
 #   make bench     benchmarks
 #   make fuzz      every Fuzz target for $(FUZZTIME) each
@@ -23,7 +24,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null)
 endif
 LDFLAGS := $(if $(VERSION),-X github.com/git-uwf/git-uwf/cmd/git-uwf/root.version=$(VERSION))
 
-.PHONY: all build install man test lint bench fuzz demo clean
+.PHONY: all build install man test test-agents lint bench fuzz demo clean
 
 all: build
 
@@ -42,6 +43,19 @@ install: build man
 
 test:
 	$(GO) test -race -count=1 ./...
+
+# The real claude, codex, gemini, qwen and opencode CLIs, installed at pinned
+# versions into $${XDG_CACHE_HOME:-~/.cache}/git-uwf/agent-clis by
+# scripts/install-agent-clis.sh (reused when present), drive workflows
+# against a local fake model server. Not part of `make test`. Prints one
+# PASS/FAIL/SKIP line per CLI.
+AGENT_TESTS_TIMEOUT ?= 20m
+test-agents:
+	@summary=$$(mktemp); \
+	UWF_AGENT_SUMMARY="$$summary" $(GO) test -tags agents -count=1 -timeout $(AGENT_TESTS_TIMEOUT) ./test/agents/; rc=$$?; \
+	echo "---- agent CLIs ----"; \
+	if [ -s "$$summary" ]; then cat "$$summary"; else echo "agents: no summary (the test binary did not get that far)"; fi; \
+	rm -f "$$summary"; exit $$rc
 
 lint:
 	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -print0 | xargs -0 gofmt -l); \
