@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,10 +318,16 @@ func TestAgentDoctor(t *testing.T) {
 	dir := chaintest.InitRepo(t)
 	bin := t.TempDir()
 	writeFile(t, filepath.Join(bin, "claude"), "#!/bin/sh\n[ \"$1\" = --version ] && echo '2.1.330 (Claude Code)'\n")
+	writeFile(t, filepath.Join(bin, "gemini"), "#!/bin/sh\necho 0.61.0\n")
 	writeFile(t, filepath.Join(dir, "mine.sh"), "#!/bin/sh\necho should not run >&2; exit 9\n")
-	env := testEnv(t, "PATH="+bin)
-	writeFile(t, filepath.Join(lookup(env, "XDG_CONFIG_HOME"), "uwf", "config.yaml"), "defaultAgent: codex\nagents: {mine: {command: ./mine.sh}}\n")
-	res := run(t, dir, env, "", "agent", "doctor", "--format", "json", "claude", "codex", "mine", "mock")
+	model := httptest.NewServer(http.NotFoundHandler()) // any HTTP answer is reachable
+	defer model.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	env := testEnv(t, "PATH="+bin, "ANTHROPIC_BASE_URL="+model.URL)
+	writeFile(t, filepath.Join(lookup(env, "XDG_CONFIG_HOME"), "uwf", "config.yaml"), "defaultAgent: codex\nagents:\n  mine: {command: ./mine.sh}\n"+
+		"  gemini: {command: git uwf agent pipe --preset gemini, env: {GOOGLE_GEMINI_BASE_URL: \""+closed.URL+"\"}}\n")
+	res := run(t, dir, env, "", "agent", "doctor", "--format", "json", "claude", "codex", "mine", "mock", "gemini")
 	if res.code != 1 || !strings.Contains(res.errOut, `the default agent "codex" needs codex, which is not installed`) {
 		t.Fatalf("exit %d, stderr %q", res.code, res.errOut)
 	}
@@ -327,8 +335,16 @@ func TestAgentDoctor(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &checks); err != nil {
 		t.Fatalf("%v\n%s", err, res.out)
 	}
+	if c := checks[0]; c.Reachable == nil || !*c.Reachable || c.Endpoint != model.URL || c.EndpointFrom != "$ANTHROPIC_BASE_URL" {
+		t.Errorf("claude endpoint check = %+v", c)
+	}
+	if c := checks[4]; c.Reachable == nil || *c.Reachable || c.Endpoint != closed.URL || !strings.Contains(c.Unreachable, "refused") {
+		t.Errorf("gemini endpoint check (the alias's env, a closed port) = %+v", c)
+	}
+	checks[0].Reachable = nil
 	want := []agent.Check{
-		{Alias: "claude", Command: "git uwf agent pipe --preset claude", Binary: "claude", Found: true, Path: filepath.Join(bin, "claude"), Version: "2.1.330 (Claude Code)"},
+		{Alias: "claude", Command: "git uwf agent pipe --preset claude", Binary: "claude", Found: true, Path: filepath.Join(bin, "claude"), Version: "2.1.330 (Claude Code)",
+			Endpoint: model.URL, EndpointFrom: "$ANTHROPIC_BASE_URL"},
 		{Alias: "codex", Command: "git uwf agent pipe --preset codex", Binary: "codex", Error: "not found on PATH"},
 		{Alias: "mine", Command: "./mine.sh", Binary: "./mine.sh", Found: true, Path: filepath.Join(dir, "mine.sh")},
 	}
@@ -339,6 +355,10 @@ func TestAgentDoctor(t *testing.T) {
 	}
 	if m := checks[3]; m.Binary != "git-uwf" || !m.Found || !strings.HasPrefix(m.Version, "git-uwf version") {
 		t.Errorf("mock check = %+v", m)
+	}
+	res = run(t, dir, env, "", "agent", "doctor", "--offline", "claude", "gemini")
+	if res.code != 0 || !strings.Contains(res.out, model.URL+" (not checked)") || !strings.Contains(res.out, closed.URL+" (not checked)") {
+		t.Errorf("doctor --offline: exit %d\n%s", res.code, res.out)
 	}
 	if res := run(t, dir, env, "", "agent", "doctor", "nope"); res.code != 2 {
 		t.Errorf("unknown alias: exit %d", res.code)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,10 +97,22 @@ type Check struct {
 	Path    string `json:"path"`
 	Version string `json:"version"`
 	Error   string `json:"error"`
+	// Endpoint is the model server a preset CLI will talk to, as its
+	// environment (with the alias's env) and config files say, and
+	// EndpointFrom where that came from; empty when unknown.
+	Endpoint     string `json:"endpoint,omitempty"`
+	EndpointFrom string `json:"endpointFrom,omitempty"`
+	// Reachable tells whether the endpoint answered HTTP at all (any
+	// status counts); nil when not checked. Unreachable says why not.
+	Reachable   *bool  `json:"reachable,omitempty"`
+	Unreachable string `json:"unreachable,omitempty"`
 }
 
-// versionTimeout bounds `<bin> --version`.
-const versionTimeout = 10 * time.Second
+// versionTimeout bounds `<bin> --version`; reachTimeout the endpoint probe.
+const (
+	versionTimeout = 10 * time.Second
+	reachTimeout   = 5 * time.Second
+)
 
 func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -107,9 +121,13 @@ func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "[<alias>…]",
 		Description: "For every alias (or the ones given), finds the program it runs on PATH and\n" +
 			"runs `<program> --version` (10 s limit). Versions are asked of the preset CLIs\n" +
-			"and git-uwf only, never of your own scripts. Exits 1 when the default agent's\n" +
-			"program is missing.",
-		Flags: []cli.Flag{cmdutil.FormatFlag()},
+			"and git-uwf only, never of your own scripts. For an installed preset CLI it\n" +
+			"also finds the model server the CLI will use (its base-URL variables, with\n" +
+			"the alias's env, or its config file) and checks that it answers HTTP (5 s\n" +
+			"limit; --offline skips this). Exits 1 when the default agent's program is\n" +
+			"missing. Run it first when a step fails.",
+		Flags: []cli.Flag{cmdutil.FormatFlag(),
+			&cli.BoolFlag{Name: "offline", Usage: "do not probe the agents' model servers"}},
 		Action: func(c *cli.Context) error {
 			format, err := cmdutil.FormatOf(c)
 			if err != nil {
@@ -135,13 +153,18 @@ func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					checks[i] = check(c.Context, cfg.Agents[alias], self, wd, f.Environ(), f.Getenv("PATH"))
+					a := cfg.Agents[alias]
+					checks[i] = check(c.Context, a, self, wd, f.Environ(), f.Getenv("PATH"))
+					if checks[i].Found {
+						env := append(append(f.Environ(), cfg.AgentEnv()...), a.Env...)
+						probeEndpoint(c.Context, &checks[i], a.Argv, env, !c.Bool("offline"))
+					}
 				}()
 			}
 			wg.Wait()
 			if err := cmdutil.Print(f.IO, format, checks, func(w io.Writer) error {
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ALIAS\tPROGRAM\tFOUND\tVERSION")
+				fmt.Fprintln(tw, "ALIAS\tPROGRAM\tFOUND\tVERSION\tENDPOINT")
 				for _, ch := range checks {
 					found, version := "no", ch.Version
 					if ch.Found {
@@ -150,7 +173,17 @@ func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 					if ch.Error != "" {
 						version = "(" + ch.Error + ")"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ch.Alias, ch.Binary, found, version)
+					endpoint := ch.Endpoint
+					switch {
+					case endpoint == "":
+					case ch.Reachable == nil:
+						endpoint += " (not checked)"
+					case *ch.Reachable:
+						endpoint += " (reachable)"
+					default:
+						endpoint += " (UNREACHABLE: " + ch.Unreachable + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ch.Alias, ch.Binary, found, version, endpoint)
 				}
 				return tw.Flush()
 			}); err != nil {
@@ -201,6 +234,71 @@ func check(ctx context.Context, a *config.Agent, self, wd string, env []string, 
 	}
 	ch.Version, _, _ = strings.Cut(string(out), "\n")
 	return ch
+}
+
+// probeEndpoint fills in the model server of a preset alias and, when
+// probe is set, whether it answers HTTP.
+func probeEndpoint(ctx context.Context, ch *Check, argv, env []string, probe bool) {
+	p, ok := agents.LookupPreset(presetOf(argv))
+	if !ok || p.Endpoint == nil {
+		return
+	}
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	ep := p.Endpoint(func(k string) string { return vars[k] })
+	ch.Endpoint, ch.EndpointFrom = ep.URL, ep.From
+	if ep.URL == "" || !probe {
+		return
+	}
+	ok, why := reachable(ctx, ep.URL)
+	ch.Reachable, ch.Unreachable = &ok, why
+}
+
+// reachable sends GET url; any HTTP answer counts.
+func reachable(ctx context.Context, url string) (bool, string) {
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false, err.Error()
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return false, fmt.Sprintf("no answer in %s", reachTimeout)
+		}
+		return false, err.Error()
+	}
+	resp.Body.Close()
+	return true, ""
+}
+
+// presetOf returns the --preset of a `git uwf agent pipe` command line.
+func presetOf(argv []string) string {
+	rest, builtin := builtinArgs(argv)
+	if !builtin || len(rest) < 2 || rest[0] != "agent" || rest[1] != "pipe" {
+		return ""
+	}
+	for i, a := range rest[2:] {
+		switch {
+		case a == "--":
+			return ""
+		case a == "--preset" && i+3 < len(rest):
+			return rest[i+3]
+		case strings.HasPrefix(a, "--preset="):
+			return strings.TrimPrefix(a, "--preset=")
+		}
+	}
+	return ""
 }
 
 // program returns the program an agent command line runs, and whether it is
