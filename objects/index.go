@@ -26,24 +26,43 @@ import (
 //	   the sorted ref tips already covered), each followed by " <crc>", the
 //	   low 32 bits of the XXH64 of the record, in hex. Lines that are torn or
 //	   fail their check are skipped.
-const formatVersion = 1
+//	2: the same log, whose first line "uwf-alias-index 2 <tag>" names the
+//	   sorted alias table "aliases-<tag>.tab" it extends ("-": none; see
+//	   index_table.go). The log holds what was learned since the table was
+//	   written; when it passes compactRecords records it is merged into a
+//	   new table and starts over. Opening reads only the (short) log; a
+//	   lookup binary searches the table. Reindex writes a table directly.
+const formatVersion = 2
+
+// compactRecords is the log length (records) past which the log is merged
+// into a new table: it bounds what every process reads on first use.
+const compactRecords = 4096
 
 const (
 	indexLogName  = "aliases.log"
 	indexLockName = "aliases.lock"
 )
 
-func indexHeader() string { return "uwf-alias-index " + strconv.Itoa(formatVersion) + "\n" }
+// indexHeader is the log's first line up to the table tag.
+func indexHeader() string { return "uwf-alias-index " + strconv.Itoa(formatVersion) + " " }
+
+// headerLine is the log's first line for a log extending table tag ("-": none).
+func headerLine(tag string) string { return indexHeader() + tag + "\n" }
+
+const noTable = "-"
 
 // index is the in-memory alias index; when dir is set it mirrors the log file
 // in dir exactly (up to off). All methods are called with Store.mu held.
 type index struct {
 	dir string
 
-	aliases map[Alias][]plumbing.Hash
-	commits map[plumbing.Hash]struct{}
-	tips    string
-	loaded  bool
+	aliases   map[Alias][]plumbing.Hash // learned since the table
+	commits   map[plumbing.Hash]struct{}
+	tips      string
+	loaded    bool
+	tab       *table // the sorted table the log extends; nil if none
+	records   int    // records applied from the log
+	compactAt int    // compactRecords; tests lower it
 
 	file     os.FileInfo // the log file the memory mirrors; nil if none yet
 	off      int64       // bytes of file already applied
@@ -51,12 +70,15 @@ type index struct {
 }
 
 func newIndex(dir string) *index {
-	x := &index{dir: dir}
+	x := &index{dir: dir, compactAt: compactRecords}
 	x.reset()
 	return x
 }
 
 func (x *index) reset() {
+	x.tab.close()
+	x.tab = nil
+	x.records = 0
 	x.aliases = map[Alias][]plumbing.Hash{}
 	x.commits = map[plumbing.Hash]struct{}{}
 	x.tips = ""
@@ -77,9 +99,46 @@ func (x *index) add(a Alias, oid plumbing.Hash) bool {
 	return true
 }
 
-func (x *index) lookup(a Alias) []plumbing.Hash { return x.aliases[a] }
+// lookup returns the oids indexed under a. A table that cannot be read
+// counts as empty for the lookup (a miss refreshes from the refs).
+func (x *index) lookup(a Alias) []plumbing.Hash {
+	out := x.aliases[a]
+	if x.tab != nil {
+		more, _ := x.tab.lookup(a)
+		for _, oid := range more {
+			if !slices.Contains(out, oid) {
+				out = append(slices.Clip(out), oid)
+			}
+		}
+	}
+	return out
+}
 
-func (x *index) has(a Alias, oid plumbing.Hash) bool { return slices.Contains(x.aliases[a], oid) }
+func (x *index) has(a Alias, oid plumbing.Hash) bool { return slices.Contains(x.lookup(a), oid) }
+
+// knownCommit reports whether commit c is fully indexed.
+func (x *index) knownCommit(c plumbing.Hash) bool {
+	if _, ok := x.commits[c]; ok {
+		return true
+	}
+	return x.tab.hasCommit(c)
+}
+
+// withPrefix returns the distinct indexed aliases starting with p, sorted.
+func (x *index) withPrefix(p string) []Alias {
+	var out []Alias
+	for a := range x.aliases {
+		if strings.HasPrefix(string(a), p) {
+			out = append(out, a)
+		}
+	}
+	if x.tab != nil {
+		more, _ := x.tab.withPrefix(p)
+		out = append(out, more...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // ensure loads the index once.
 func (x *index) ensure() error {
@@ -128,12 +187,20 @@ func (x *index) sync() error {
 	end := bytes.LastIndexByte(data, '\n') + 1 // only complete lines
 	data = data[:end]
 	if x.off == 0 && len(data) > 0 {
-		h := indexHeader()
-		if !bytes.HasPrefix(data, []byte(h)) {
+		nl := bytes.IndexByte(data, '\n')
+		tag, ok := strings.CutPrefix(string(data[:nl]), indexHeader())
+		if !ok || (tag != noTable && len(tag) != 16) {
 			return x.discard()
 		}
-		data = data[len(h):]
-		x.off = int64(len(h))
+		if tag != noTable {
+			tab, err := openTable(x.dir, tag)
+			if err != nil {
+				return x.discard() // the log extends a table that is gone
+			}
+			x.tab, x.tips = tab, tab.tips
+		}
+		data = data[nl+1:]
+		x.off = int64(nl + 1)
 	}
 	x.apply(data)
 	x.off += int64(len(data))
@@ -154,6 +221,7 @@ func (x *index) apply(data []byte) {
 		if !ok {
 			continue
 		}
+		x.records++
 		kind, rest, _ := strings.Cut(rec, " ")
 		switch kind {
 		case "a":
@@ -211,10 +279,10 @@ func (x *index) discard() error {
 	x.reset()
 	err := x.locked(func() error {
 		// Re-check under the lock: another process may have fixed it.
-		if b, err := readPrefix(x.logPath(), len(indexHeader())); err == nil && string(b) == indexHeader() {
+		if b, err := readPrefix(x.logPath(), len(headerLine(noTable))); err == nil && string(b) == headerLine(noTable) {
 			return nil
 		}
-		return writeFileAtomic(x.logPath(), []byte(indexHeader()))
+		return writeFileAtomic(x.logPath(), []byte(headerLine(noTable)))
 	})
 	if err != nil {
 		return fmt.Errorf("rebuild alias index: %w", err)
@@ -292,7 +360,7 @@ func (x *index) appendRecords(safe, claims []string) {
 		sizeBefore = st.Size()
 		var buf []byte
 		if sizeBefore == 0 {
-			buf = append(buf, indexHeader()...)
+			buf = append(buf, headerLine(noTable)...)
 		} else {
 			h := make([]byte, len(indexHeader()))
 			if _, err := f.ReadAt(h, 0); err != nil || string(h) != indexHeader() {
@@ -331,26 +399,106 @@ func (x *index) appendRecords(safe, claims []string) {
 		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
 		x.file = fi
 		x.off = sizeAfter
+		x.compact()
 		return
 	}
 	if err := x.sync(); err != nil {
 		x.readOnly = true
 		x.apply([]byte(strings.Join(safe, "")))
+		return
 	}
+	x.compact()
 }
 
-// replace atomically replaces the log with the given records and mirrors it.
-func (x *index) replace(records []string) error {
-	data := []byte(indexHeader() + strings.Join(records, ""))
+// replaceAll atomically replaces the index with exactly these entries,
+// commits and tips: a new table and an empty log extending it.
+func (x *index) replaceAll(entries []entry, commits []plumbing.Hash, tips string) error {
 	if !x.persistent() {
 		x.reset()
-		x.apply(data[len(indexHeader()):])
+		for _, e := range entries {
+			x.add(e.alias, e.oid)
+		}
+		for _, c := range commits {
+			x.commits[c] = struct{}{}
+		}
+		x.tips = tips
 		return nil
 	}
-	err := x.locked(func() error { return writeFileAtomic(x.logPath(), data) })
+	err := x.locked(func() error { return x.writeTableAndLog(entries, commits, tips) })
 	if err != nil {
 		return fmt.Errorf("write alias index: %w", err)
 	}
 	x.reset()
 	return x.sync()
+}
+
+// writeTableAndLog writes a table and a new log extending it; the index
+// lock must be held.
+func (x *index) writeTableAndLog(entries []entry, commits []plumbing.Hash, tips string) error {
+	tag, err := writeTable(x.dir, entries, commits, tips)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(x.logPath(), []byte(headerLine(tag))); err != nil {
+		return err
+	}
+	removeOtherTables(x.dir, tag)
+	return nil
+}
+
+// compact merges the log into a new table once it is long, so that opening
+// the index stays cheap. Failing is harmless: the log keeps working.
+func (x *index) compact() {
+	if !x.persistent() || x.records <= x.compactAt {
+		return
+	}
+	err := x.locked(func() error {
+		if err := x.sync(); err != nil { // records other processes appended
+			return err
+		}
+		if x.records <= x.compactAt {
+			return nil // someone else compacted
+		}
+		var entries []entry
+		var commits []plumbing.Hash
+		if x.tab != nil {
+			var err error
+			if entries, commits, err = x.tab.readAll(); err != nil {
+				return err
+			}
+		}
+		for a, oids := range x.aliases {
+			for _, oid := range oids {
+				entries = append(entries, entry{a, oid})
+			}
+		}
+		for c := range x.commits {
+			commits = append(commits, c)
+		}
+		return x.writeTableAndLog(entries, commits, x.tips)
+	})
+	if err == nil {
+		x.reset()
+		err = x.sync()
+	}
+	if err != nil {
+		x.readOnly = true
+	}
+}
+
+// forEach calls fn for every indexed alias (possibly more than once).
+func (x *index) forEach(fn func(Alias)) {
+	for a := range x.aliases {
+		fn(a)
+	}
+	if x.tab == nil {
+		return
+	}
+	for i := 0; i < x.tab.nAliases; i++ {
+		a, _, err := x.tab.aliasAt(i)
+		if err != nil {
+			return
+		}
+		fn(a)
+	}
 }

@@ -79,7 +79,7 @@ func (s *Store) refreshLocked(ctx context.Context) error {
 	if digest == s.idx.tips {
 		return nil
 	}
-	sc := newScanner(s, func(c plumbing.Hash) bool { _, ok := s.idx.commits[c]; return ok })
+	sc := newScanner(s, s.idx.knownCommit)
 	if err := sc.scanTips(ctx, tips); err != nil {
 		return fmt.Errorf("refresh alias index: %w", err)
 	}
@@ -111,16 +111,10 @@ func (s *Store) Reindex(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("reindex: %w", err)
 	}
 	seen := map[Alias]struct{}{}
-	var recs []string
 	for _, e := range sc.entries {
 		seen[e.alias] = struct{}{}
-		recs = append(recs, aliasRecord(e.alias, e.oid))
 	}
-	for _, c := range sc.commits {
-		recs = append(recs, commitRecord(c))
-	}
-	recs = append(recs, tipsRecord(digest))
-	if err := s.idx.replace(recs); err != nil {
+	if err := s.idx.replaceAll(sc.entries, sc.commits, digest); err != nil {
 		return 0, err
 	}
 	s.idx.loaded = true

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -344,13 +342,10 @@ func (s *Store) ResolvePrefix(prefix string) (Alias, error) {
 // verified blob, sorted.
 func (s *Store) matchPrefix(p string) []Alias {
 	var m []Alias
-	for a := range s.idx.aliases {
-		if strings.HasPrefix(string(a), p) {
-			if oids, _ := s.verified(a); len(oids) > 0 {
-				m = append(m, a)
-			}
+	for _, a := range s.idx.withPrefix(p) {
+		if oids, _ := s.verified(a); len(oids) > 0 {
+			m = append(m, a)
 		}
 	}
-	slices.Sort(m)
 	return m
 }

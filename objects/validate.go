@@ -130,7 +130,9 @@ func (s *Store) Schemas() ([]SchemaInfo, error) {
 		return nil, err
 	}
 	var out []SchemaInfo
-	for a := range s.idx.aliases {
+	all := map[Alias]struct{}{}
+	s.idx.forEach(func(a Alias) { all[a] = struct{}{} })
+	for a := range all {
 		if a == s.meta {
 			continue
 		}

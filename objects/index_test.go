@@ -1,0 +1,216 @@
+package objects
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+func tables(t *testing.T, gitDir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(gitDir, "uwf", "index", "aliases-*.tab"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func mustFind(t *testing.T, gitDir string, refs []Ref) {
+	t.Helper()
+	fresh := openDir(t, gitDir)
+	for _, r := range refs {
+		if n, err := fresh.Get(r.Alias); err != nil || n.OID != r.OID {
+			t.Fatalf("Get(%s) = %+v, %v", r.Alias, n, err)
+		}
+	}
+	if a, err := fresh.ResolvePrefix(string(refs[0].Alias[:8])); err != nil || a != refs[0].Alias {
+		t.Fatalf("ResolvePrefix(%s) = %s, %v", refs[0].Alias[:8], a, err)
+	}
+}
+
+func TestIndexTable(t *testing.T) {
+	dir, gitDir := newGitRepo(t)
+	s := openDir(t, gitDir)
+	var refs []Ref
+	for i := range 50 {
+		r, err := s.PutText(fmt.Sprintf("node %d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, r)
+	}
+	textSchema, err := s.TextSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := commitNodes(t, s, plumbing.ZeroHash, append([]Ref{textSchema}, refs...)...)
+	git(t, dir, "update-ref", "refs/uwf/nodes", c.String())
+
+	// Reindex writes a table and an empty log that names it.
+	n, err := s.Reindex(context.Background())
+	if err != nil || n < 50 {
+		t.Fatalf("Reindex = %d, %v", n, err)
+	}
+	if got := tables(t, gitDir); len(got) != 1 {
+		t.Fatalf("tables after Reindex: %v", got)
+	}
+	logPath := filepath.Join(gitDir, "uwf", "index", indexLogName)
+	data, _ := os.ReadFile(logPath)
+	if lines := strings.Count(string(data), "\n"); lines != 1 || !strings.HasPrefix(string(data), indexHeader()) {
+		t.Fatalf("log after Reindex: %q", data)
+	}
+	mustFind(t, gitDir, refs)
+	if schemas, err := openDir(t, gitDir).Schemas(); err != nil || len(schemas) < 2 {
+		t.Fatalf("Schemas = %v, %v", schemas, err)
+	}
+	// Nothing moved: a fresh store needs no rescan (the commit is known).
+	fresh := openDir(t, gitDir)
+	if err := fresh.idx.ensure(); err != nil {
+		t.Fatal(err)
+	}
+	if !fresh.idx.knownCommit(c) || fresh.idx.tab == nil {
+		t.Fatal("the table does not record the indexed commit")
+	}
+
+	// The log is merged into a new table once it is long.
+	s2 := openDir(t, gitDir)
+	s2.idx.compactAt = 10
+	for i := range 25 {
+		r, err := s2.PutText(fmt.Sprintf("later %d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, r)
+	}
+	if got := tables(t, gitDir); len(got) != 1 {
+		t.Fatalf("tables after compaction: %v", got)
+	}
+	data, _ = os.ReadFile(logPath)
+	if lines := strings.Count(string(data), "\n"); lines > 12 {
+		t.Fatalf("log not compacted: %d lines", lines)
+	}
+	mustFind(t, gitDir, refs)
+	// The store that compacted still sees everything, and so does an old one.
+	for _, st := range []*Store{s2, s} {
+		for _, r := range refs {
+			if ok, err := st.Has(r.Alias); err != nil || !ok {
+				t.Fatalf("Has(%s) = %v, %v", r.Alias, ok, err)
+			}
+		}
+	}
+
+	// A lost table: the log that names it is discarded and the index is
+	// rebuilt from the refs (nodes no ref reaches are gone, as with v1).
+	for _, m := range tables(t, gitDir) {
+		os.Remove(m)
+	}
+	mustFind(t, gitDir, refs[:50])
+
+	// Deleting the whole folder loses nothing reachable.
+	os.RemoveAll(filepath.Join(gitDir, "uwf"))
+	mustFind(t, gitDir, refs[:50])
+}
+
+func TestIndexCompactionConcurrent(t *testing.T) {
+	_, gitDir := newGitRepo(t)
+	stores := []*Store{openDir(t, gitDir), openDir(t, gitDir), openDir(t, gitDir)}
+	for _, s := range stores {
+		s.idx.compactAt = 16
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var refs []Ref
+	errs := make(chan error, 64)
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := stores[w%len(stores)]
+			for i := range 40 {
+				r, err := s.PutText(fmt.Sprintf("w%d-%d", w, i))
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Get(r.Alias); err != nil {
+					errs <- fmt.Errorf("Get right after Put: %w", err)
+					return
+				}
+				mu.Lock()
+				refs = append(refs, r)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	mustFind(t, gitDir, refs)
+	if got := tables(t, gitDir); len(got) != 1 {
+		t.Fatalf("tables left: %v", got)
+	}
+}
+
+func BenchmarkIndexLookup100k(b *testing.B) {
+	dir := b.TempDir()
+	entries := make([]entry, 100000)
+	for i := range entries {
+		blob := fmt.Appendf(nil, `{"payload":"node %d"}`, i)
+		entries[i] = entry{AliasOf(blob), plumbing.ComputeHash(plumbing.BlobObject, blob)}
+	}
+	tag, err := writeTable(dir, entries, nil, "0000000000000000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, indexLogName), []byte(headerLine(tag)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("open+lookup", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			x := newIndex(dir)
+			if err := x.ensure(); err != nil {
+				b.Fatal(err)
+			}
+			if len(x.lookup(entries[i%len(entries)].alias)) != 1 {
+				b.Fatal("miss")
+			}
+			x.reset()
+			i += 7919
+		}
+	})
+	b.Run("lookup", func(b *testing.B) {
+		x := newIndex(dir)
+		if err := x.ensure(); err != nil {
+			b.Fatal(err)
+		}
+		i := 0
+		for b.Loop() {
+			if len(x.lookup(entries[i%len(entries)].alias)) != 1 {
+				b.Fatal("miss")
+			}
+			i += 7919
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		m := make(map[Alias]plumbing.Hash, len(entries))
+		for _, e := range entries {
+			m[e.alias] = e.oid
+		}
+		i := 0
+		for b.Loop() {
+			if m[entries[i%len(entries)].alias].IsZero() {
+				b.Fatal("miss")
+			}
+			i += 7919
+		}
+	})
+}
