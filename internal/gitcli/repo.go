@@ -35,6 +35,16 @@ func Discover(ctx context.Context, dir string, env []string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One git process in the common case (inside a work tree); bare
+	// repositories and .git directories have no top level, make
+	// --show-toplevel fail, and take the two-process path below.
+	if out, err := r.Output(ctx, "rev-parse", "--path-format=absolute",
+		"--git-dir", "--git-common-dir", "--is-bare-repository", "--show-object-format", "--show-toplevel"); err == nil {
+		if lines := strings.Split(out, "\n"); len(lines) == 5 && lines[2] == "false" {
+			return &Repo{GitDir: filepath.Clean(lines[0]), CommonDir: filepath.Clean(lines[1]),
+				ObjectFormat: lines[3], WorkTree: filepath.Clean(lines[4])}, nil
+		}
+	}
 	out, err := r.Output(ctx, "rev-parse", "--path-format=absolute",
 		"--git-dir", "--git-common-dir", "--is-bare-repository", "--show-object-format")
 	if err != nil {
