@@ -1,9 +1,13 @@
 package cmdutil
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -72,10 +76,58 @@ func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
 			// `git uwf remote setup`, new threads and fast-forwards are
 			// taken over so every command sees them. Divergence is left to
 			// `git uwf sync`. A failure here only delays that.
+			if !mayHaveFetchedThreads(repo.Info.CommonDir) {
+				return // nothing fetched to adopt: spare the git processes
+			}
 			if _, aerr := uwfsync.Adopt(ctx, repo); aerr != nil && f.IO != nil {
 				fmt.Fprintf(f.IO.ErrOut, "warning: taking over fetched threads: %v\n", aerr)
 			}
 		})
 		return repo, err
 	}
+}
+
+// mayHaveFetchedThreads reports whether a remote-tracking uwf ref
+// (refs/remotes/<remote>/uwf/...) may exist, looking only at the ref files:
+// false means there is certainly nothing for Adopt to take over. Ref
+// storage it does not know (reftable) answers true.
+func mayHaveFetchedThreads(commonDir string) bool {
+	if _, err := os.Stat(filepath.Join(commonDir, "reftable")); err == nil {
+		return true
+	}
+	found := false
+	remotes := filepath.Join(commonDir, "refs", "remotes")
+	_ = filepath.WalkDir(remotes, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipAll
+		}
+		if d.IsDir() && d.Name() == "uwf" && path != remotes {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if found {
+		return true
+	}
+	data, err := os.ReadFile(filepath.Join(commonDir, "packed-refs"))
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	for len(data) > 0 {
+		i := bytes.Index(data, []byte(" refs/remotes/"))
+		if i < 0 {
+			return false
+		}
+		data = data[i+len(" refs/remotes/"):]
+		end := bytes.IndexByte(data, '\n')
+		if end < 0 {
+			end = len(data)
+		}
+		if bytes.Contains(data[:end], []byte("/uwf/")) {
+			return true
+		}
+		data = data[end:]
+	}
+	return false
 }
