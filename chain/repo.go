@@ -141,6 +141,13 @@ func (r *Repo) signature(ctx context.Context) identity {
 	return *r.ident
 }
 
+// WarmIdentity resolves the committer identity in the background (one git
+// process), so that a commit made later, for instance after an agent ran,
+// does not wait for it.
+func (r *Repo) WarmIdentity(ctx context.Context) {
+	go r.signature(context.WithoutCancel(ctx))
+}
+
 // parseIdent parses "Name <email> 1700000000 +0100".
 func parseIdent(s string) (identity, bool) {
 	lt := strings.LastIndexByte(s, '<')

@@ -233,6 +233,8 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if e.Progress != nil {
 		stop = e.Progress(fmt.Sprintf("%s · %s", p.role, spec.Name))
 	}
+	// The commit identity costs a git process: resolve it while the agent runs.
+	e.Repo.WarmIdentity(ctx)
 	started := time.Now()
 	res, runErr := agentkit.Run(ctx, agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
 		Timeout: timeout, MaxOutput: maxOut, Stderr: e.AgentStderr})
