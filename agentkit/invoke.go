@@ -48,6 +48,11 @@ type Invocation struct {
 	// Stderr, when set, receives a live copy of the child's stderr.
 	// Write errors on it are ignored.
 	Stderr io.Writer
+	// KillGrace is how long to wait after SIGTERM before SIGKILL; 0 means
+	// 3 s. An agent that runs a CLI of its own should use a shorter grace
+	// than the engine that runs the agent, so that it always gets to kill
+	// its child before it is killed itself.
+	KillGrace time.Duration
 }
 
 // Result is what a finished (or stopped) child left behind.

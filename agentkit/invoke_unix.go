@@ -70,6 +70,7 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		sig := syscall.SIGTERM
 		if errors.Is(context.Cause(runCtx), ErrOutputTooLarge) {
@@ -83,7 +84,11 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 		}
 		return nil
 	}
-	cmd.WaitDelay = killGrace
+	grace := inv.KillGrace
+	if grace <= 0 {
+		grace = killGrace
+	}
+	cmd.WaitDelay = grace
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

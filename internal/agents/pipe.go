@@ -227,7 +227,10 @@ func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdi
 		cmd = filepath.Join(s.Cwd, cmd)
 	}
 	res, runErr := agentkit.Run(ctx, agentkit.Invocation{Command: cmd, Args: argv[1:], Env: p.Env, Dir: s.Cwd,
-		Stdin: strings.NewReader(stdin), Timeout: p.timeout(), MaxOutput: p.MaxOutput, Stderr: s.Log})
+		Stdin: strings.NewReader(stdin), Timeout: p.timeout(), MaxOutput: p.MaxOutput, Stderr: s.Log,
+		// Shorter than the engine's grace for this agent: the CLI is always
+		// stopped before the engine resorts to SIGKILL.
+		KillGrace: time.Second})
 	if res == nil {
 		return agentkit.Reply{}, runErr
 	}
