@@ -214,3 +214,53 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 		}
 	})
 }
+
+// The tips read from the ref files are the ones go-git lists.
+func TestListTipsFromFiles(t *testing.T) {
+	dir, gitDir := newGitRepo(t)
+	s := openDir(t, gitDir)
+	r, err := s.PutText("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1 := commitNodes(t, s, plumbing.ZeroHash, r)
+	c2 := commitNodes(t, s, c1, r)
+	git(t, dir, "update-ref", "refs/uwf/threads/A", c1.String())
+	git(t, dir, "update-ref", "refs/uwf/threads/B", c1.String())
+	git(t, dir, "update-ref", "refs/remotes/o/uwf/threads/A", c1.String())
+	git(t, dir, "update-ref", "refs/remotes/a/b/uwf/threads/C", c1.String())
+	git(t, dir, "update-ref", "refs/remotes/o/main", c1.String())
+	git(t, dir, "update-ref", "refs/heads/uwf/not", c1.String())
+	git(t, dir, "pack-refs", "--all")
+	git(t, dir, "update-ref", "refs/uwf/threads/B", c2.String()) // loose over packed
+	git(t, dir, "update-ref", "refs/uwf/threads/D", c2.String())
+	git(t, dir, "symbolic-ref", "refs/uwf/sym", "refs/uwf/threads/D")
+
+	files, ok := s.uwfRefsFromFiles()
+	if !ok {
+		t.Fatal("ref files not read")
+	}
+	want := map[string]plumbing.Hash{
+		"refs/uwf/threads/A": c1, "refs/uwf/threads/B": c2, "refs/uwf/threads/D": c2,
+		"refs/remotes/o/uwf/threads/A": c1, // a/b/uwf/…: IsUWFRef takes one-segment remote names
+	}
+	if len(files) != len(want) {
+		t.Fatalf("tips %v, want %v", files, want)
+	}
+	for name, h := range want {
+		if files[name] != h {
+			t.Fatalf("tip %s = %s, want %s (all: %v)", name, files[name], h, files)
+		}
+	}
+	_, fromFiles, err := s.listTips()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fromGoGit, err := Open(s.Storer(), "").listTips()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromFiles != fromGoGit {
+		t.Fatalf("digest from files %s, from go-git %s", fromFiles, fromGoGit)
+	}
+}

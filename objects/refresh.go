@@ -34,11 +34,17 @@ type tip struct {
 
 // listTips returns the uwf ref tips sorted by name and their digest.
 func (s *Store) listTips() ([]tip, string, error) {
+	var tips []tip
+	if files, ok := s.uwfRefsFromFiles(); ok {
+		for name, h := range files {
+			tips = append(tips, tip{name, h})
+		}
+		return sortTips(tips)
+	}
 	iter, err := s.st.IterReferences()
 	if err != nil {
 		return nil, "", fmt.Errorf("list refs: %w", err)
 	}
-	var tips []tip
 	err = iter.ForEach(func(r *plumbing.Reference) error {
 		if r.Type() == plumbing.HashReference && IsUWFRef(r.Name().String()) {
 			tips = append(tips, tip{r.Name().String(), r.Hash()})
@@ -48,6 +54,11 @@ func (s *Store) listTips() ([]tip, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("list refs: %w", err)
 	}
+	return sortTips(tips)
+}
+
+// sortTips sorts tips by name and computes their digest.
+func sortTips(tips []tip) ([]tip, string, error) {
 	slices.SortFunc(tips, func(a, b tip) int { return strings.Compare(a.name, b.name) })
 	d := xxhash.New()
 	for _, t := range tips {
@@ -144,6 +155,9 @@ func newScanner(s *Store, known func(plumbing.Hash) bool) *scanner {
 
 func (sc *scanner) scanTips(ctx context.Context, tips []tip) error {
 	for _, t := range tips {
+		if sc.done[t.hash] || sc.known(t.hash) {
+			continue // an indexed commit: no need to even read it
+		}
 		if err := sc.scanObject(ctx, t.hash, 0); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
