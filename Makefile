@@ -4,7 +4,7 @@
 #   make test      the test suite (the command the README names)
 #   make test-agents  end-to-end tests with the real agent CLIs (npm, >1 GB cache)
 #   make lint      gofmt, go vet, staticcheck (when installed)
-#   make bench     benchmarks
+#   make bench     Go benchmarks and the scale table (docs/performance.md)
 #   make fuzz      every Fuzz target for $(FUZZTIME) each
 #   make man       git-uwf.1
 #   make install   binary and man page under $(PREFIX)
@@ -65,8 +65,13 @@ lint:
 	if [ -z "$$sc" ] && [ -x "$$($(GO) env GOPATH)/bin/staticcheck" ]; then sc="$$($(GO) env GOPATH)/bin/staticcheck"; fi; \
 	if [ -n "$$sc" ]; then echo "$$sc ./..."; "$$sc" ./...; else echo "staticcheck not installed: skipped"; fi
 
+# Go benchmarks, then the scale driver (bench/): it builds fixtures in a temp
+# directory and prints one table of medians with same-run baselines.
+# BENCHFLAGS tunes the driver, e.g. BENCHFLAGS='-runs 9 -only list,step'.
+BENCHFLAGS ?=
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./bench $(BENCHFLAGS)
 
 # Each Fuzz target runs on its own: go test -fuzz accepts one target at a time.
 fuzz:

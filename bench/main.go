@@ -1,0 +1,218 @@
+// Command bench measures what git-uwf costs beyond what git itself needs
+// for the same work, and prints one table. Every figure is the median of
+// several runs, and its baseline is measured in the same run, interleaved
+// with it, so the ratio survives a noisy machine.
+//
+// It builds the git-uwf binary and scale fixtures (10,000 threads, a
+// 1,000-step thread, 100,000 nodes) in a temporary directory with
+// `git fast-import`, then measures the real binary. Run it with `make bench`
+// or `go run ./bench [-runs N] [-threads N] [-steps N] [-nodes N]`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	runs    int
+	threads int
+	steps   int
+	nodes   int
+	keep    bool
+	only    string
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.runs, "runs", 7, "runs per figure (the median is reported; at least 5)")
+	flag.IntVar(&c.threads, "threads", 10000, "threads in the listing fixture")
+	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
+	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
+	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: step,inproc,list,read,alias,sync")
+	flag.Parse()
+	if c.runs < 5 {
+		c.runs = 5
+	}
+	if err := run(context.Background(), c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one line of the table.
+type row struct {
+	figure, baseline string
+	value, base      float64 // medians, in unit
+	unit             string
+	goal             string
+	note             string
+}
+
+func (r row) ratio() string {
+	if r.base <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f×", r.value/r.base)
+}
+
+type bench struct {
+	cfg  config
+	root string
+	bin  string
+	rows []row
+}
+
+func run(ctx context.Context, c config) error {
+	root, err := os.MkdirTemp("", "uwf-bench-")
+	if err != nil {
+		return err
+	}
+	if c.keep {
+		fmt.Fprintln(os.Stderr, "fixtures in", root)
+	} else {
+		defer os.RemoveAll(root)
+	}
+	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf")}
+	logf("building git-uwf")
+	build := exec.Command("go", "build", "-trimpath", "-o", b.bin, "./cmd/git-uwf")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build git-uwf: %w", err)
+	}
+	want := func(name string) bool {
+		return c.only == "" || strings.Contains(","+c.only+",", ","+name+",")
+	}
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"step", b.stepFigures},
+		{"inproc", b.inProcessFigure},
+		{"list", b.listFigures},
+		{"read", b.readFigures},
+		{"alias", b.aliasFigure},
+		{"sync", b.syncFigure},
+	}
+	for _, s := range steps {
+		if !want(s.name) {
+			continue
+		}
+		if err := s.fn(ctx); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	b.print()
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "· "+format+"\n", args...)
+}
+
+// sample is one measured process or call.
+type sample struct {
+	d      time.Duration
+	maxRSS int64 // KiB, for processes
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// proc runs a command and returns its wall time and peak RSS.
+func proc(dir string, env []string, name string, args ...string) (sample, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errb.String())
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = int64(ru.Maxrss)
+	}
+	return sample{d: d, maxRSS: rss}, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// measure runs fn and base alternately cfg.runs times after one warm-up
+// each and returns the medians in milliseconds and the samples.
+func (b *bench) measure(fn, base func(i int) (sample, error)) (float64, float64, []sample, error) {
+	var xs, ys []float64
+	var samples []sample
+	for i := -1; i < b.cfg.runs; i++ {
+		s, err := fn(i)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		var t sample
+		if base != nil {
+			if t, err = base(i); err != nil {
+				return 0, 0, nil, err
+			}
+		}
+		if i < 0 {
+			continue // warm-up
+		}
+		xs, ys = append(xs, ms(s.d)), append(ys, ms(t.d))
+		samples = append(samples, s)
+	}
+	return median(xs), median(ys), samples, nil
+}
+
+func (b *bench) add(r row) {
+	b.rows = append(b.rows, r)
+	logf("%s: %.3g %s vs %.3g %s (%s)", r.figure, r.value, r.unit, r.base, r.unit, r.ratio())
+}
+
+func (b *bench) print() {
+	nproc := runtime.NumCPU()
+	mem := "?"
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		fmt.Sscanf(strings.SplitN(string(data), "\n", 2)[0], "MemTotal: %d kB", &kb)
+		mem = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	}
+	gitVersion, _ := git(".", nil, "version")
+	fmt.Printf("machine: nproc %d, memory %s, %s, %s %s/%s; median of %d runs (after 1 warm-up)\n\n",
+		nproc, mem, gitVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH, b.cfg.runs)
+	fmt.Println("| figure | git-uwf | baseline | ratio | goal |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, r := range b.rows {
+		v := fmt.Sprintf("%.3g %s", r.value, r.unit)
+		base := "—"
+		if r.baseline != "" {
+			base = fmt.Sprintf("%s: %.3g %s", r.baseline, r.base, r.unit)
+		}
+		ratio := r.ratio()
+		if r.note != "" {
+			ratio += " " + r.note
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.figure, v, base, ratio, r.goal)
+	}
+}
