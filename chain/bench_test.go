@@ -1,0 +1,96 @@
+package chain_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/chain/chaintest"
+)
+
+// BenchmarkStartThread: one thread start (StartNode, trees, commit, ref CAS)
+// in a repository on disk.
+func BenchmarkStartThread(b *testing.B) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(b)
+	r := chaintest.Open(b, dir)
+	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(b, "review-loop", loopYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.StartThread(ctx, info, fmt.Sprintf("task %d", i), dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendStep: one verified step append (output and StepNode
+// writes, verification, trees, commit, ref CAS).
+func BenchmarkAppendStep(b *testing.B) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(b)
+	r := chaintest.Open(b, dir)
+	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(b, "review-loop", loopYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	th, err := r.StartThread(ctx, info, "task", dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	outputs := []struct {
+		role string
+		out  map[string]any
+	}{
+		{"developer", map[string]any{"$status": "review_needed", "summary": "s"}},
+		{"reviewer", map[string]any{"$status": "rejected", "comments": "c"}},
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		o := outputs[i%2]
+		chaintest.Step(b, r, th.ID, o.role, o.out, fmt.Sprintf("body %d", i))
+	}
+}
+
+// BenchmarkList1000: `thread list --all` over 1,000 threads, with a fresh
+// Repo (a new process) each time; "cold" also deletes the local caches.
+func BenchmarkList1000(b *testing.B) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(b)
+	r := chaintest.Open(b, dir)
+	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(b, "review-loop", loopYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		th, err := r.StartThread(ctx, info, fmt.Sprintf("task %d", i), dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%2 == 0 {
+			chaintest.Step(b, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
+		}
+	}
+	for _, mode := range []string{"warm", "cold"} {
+		b.Run(mode, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if mode == "cold" {
+					b.StopTimer()
+					if err := os.RemoveAll(filepath.Join(dir, ".git", "uwf")); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				list, err := chaintest.Open(b, dir).List(ctx, chain.ListOptions{All: true})
+				if err != nil || len(list) != 1000 {
+					b.Fatalf("list: %d threads, %v", len(list), err)
+				}
+			}
+		})
+	}
+}
