@@ -30,6 +30,8 @@ type Repo struct {
 	workflows map[objects.Alias]*WorkflowInfo
 	pinned    map[plumbing.Hash]*WorkflowInfo // by the workflow/ tree a commit pins
 	held      map[ThreadID]bool               // thread locks this process holds
+
+	entries entryCache // decoded thread commits, by start node (entrycache.go)
 }
 
 // Options configure Open.

@@ -70,6 +70,8 @@ type Entry struct {
 	Start  *StartNode
 	Step   *StepNode
 	Cancel *CancelNode
+
+	output json.RawMessage // the step's output payload, when the entry cache had it
 }
 
 // Thread is a thread as seen at its head.
@@ -258,9 +260,18 @@ func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) 
 	if e.Node, err = r.Store.GetOID(nodeOID); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", commit, err)
 	}
+	if err := r.decodeNode(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// decodeNode sets the kind and the decoded node of an entry from e.Node.
+func (r *Repo) decodeNode(e *Entry) error {
+	commit := e.Commit
 	title, err := r.schemaTitle(e.Node.Type)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch title {
 	case "uwf.StartNode":
@@ -273,12 +284,12 @@ func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) 
 		e.Kind, e.Cancel = KindCancel, &CancelNode{}
 		err = e.Node.Decode(e.Cancel)
 	default:
-		return nil, fmt.Errorf("commit %s holds a %q node, not a thread node", commit, title)
+		return fmt.Errorf("commit %s holds a %q node, not a thread node", commit, title)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: decode %s: %w", commit, title, err)
+		return fmt.Errorf("commit %s: decode %s: %w", commit, title, err)
 	}
-	return e, nil
+	return nil
 }
 
 func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
@@ -301,14 +312,41 @@ func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
 
 // Chain returns the thread's entries from the root to head.
 func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) {
-	var rev []*Entry
+	var (
+		rev   []*Entry
+		shard *entryShard
+		start plumbing.Hash
+		added []entryRecord
+	)
+	if !head.IsZero() {
+		// Without a start node there is no cache file to use: the walk
+		// below reports what is wrong with the commit.
+		if s, err := r.startOf(head); err == nil {
+			start, shard = s, r.shard(s)
+		}
+	}
 	for c := head; !c.IsZero(); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		e, err := r.Entry(ctx, c)
-		if err != nil {
-			return nil, err
+		var e *Entry
+		if rec, ok := shard.get(c); ok {
+			var err error
+			if e, err = r.entryFromRecord(rec); err != nil {
+				return nil, err
+			}
+		} else {
+			var err error
+			if e, err = r.Entry(ctx, c); err != nil {
+				return nil, err
+			}
+			var output json.RawMessage
+			if e.Step != nil {
+				if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
+					output = n.Payload
+				}
+			}
+			added = append(added, recordOf(e, output))
 		}
 		rev = append(rev, e)
 		if e.Kind == KindStart {
@@ -322,6 +360,7 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 	if len(rev) == 0 || rev[0].Kind != KindStart {
 		return nil, fmt.Errorf("chain at %s does not start with a StartNode", head)
 	}
+	_ = r.appendEntries(start, shard, added) // a cache that cannot be written only costs speed
 	return rev, nil
 }
 
@@ -346,12 +385,16 @@ func (r *Repo) Output(e *Entry) (map[string]any, error) {
 	if e.Step == nil {
 		return map[string]any{"$status": "_"}, nil
 	}
-	n, err := r.NodeInCommit(e, e.Step.Output)
-	if err != nil {
-		return nil, fmt.Errorf("output of step %s: %w", e.Node.Alias, err)
+	payload := e.output
+	if payload == nil {
+		n, err := r.NodeInCommit(e, e.Step.Output)
+		if err != nil {
+			return nil, fmt.Errorf("output of step %s: %w", e.Node.Alias, err)
+		}
+		payload = n.Payload
 	}
 	var out map[string]any
-	if err := json.Unmarshal(n.Payload, &out); err != nil || out == nil {
+	if err := json.Unmarshal(payload, &out); err != nil || out == nil {
 		out = map[string]any{}
 	}
 	return out, nil

@@ -1,0 +1,351 @@
+package chain
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/git-uwf/git-uwf/objects"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/gofrs/flock"
+)
+
+// The entry cache makes a chain walk (Chain, and so `thread steps`,
+// `thread read`, …) cost one file read instead of about five object reads
+// per step. A commit's content never changes, so what Entry decodes from a
+// commit (parent, tree, time, node) and the payload of its step's output
+// node can never go stale: records are keyed by the commit oid and verified
+// against nothing mutable.
+//
+// Records live in $GIT_COMMON_DIR/uwf/cache/entries/<start-oid>, one file
+// per start node, so a thread and its forks (which share its history)
+// share a file and a walk reads only the file of its own thread. A file is
+// a header line naming entryCacheVersion, then one line per commit
+// (tab-separated fields, canonical JSON last, a CRC-32 at the end). A line
+// that is torn or fails its checksum is skipped, and the commit is read
+// from git again. A file with another header (an older format) is
+// rewritten. New records are added with one append per chain walk, under
+// an flock on entries.lock, so concurrent writers never interleave.
+// Deleting the folder loses nothing.
+
+const (
+	entryCacheVersion = 1
+	entryCacheDir     = "entries"
+	entryCacheLock    = "entries.lock"
+)
+
+func entryCacheHeader() string {
+	return "uwf-entry-cache " + strconv.Itoa(entryCacheVersion) + "\n"
+}
+
+// entryRecord is what the cache keeps of one thread commit.
+type entryRecord struct {
+	commit, parent, tree plumbing.Hash
+	unix                 int64
+	tzOffset             int
+	node                 objects.Node
+	output               json.RawMessage // payload of a step's output node; nil otherwise
+}
+
+// entryShard is the loaded cache file of one start node.
+type entryShard struct {
+	mu      sync.Mutex
+	loaded  bool
+	records map[plumbing.Hash]entryRecord
+	rewrite bool // the file is missing, foreign or of another version
+}
+
+// entryCache holds the shards loaded by this process.
+type entryCache struct {
+	mu     sync.Mutex
+	shards map[plumbing.Hash]*entryShard
+}
+
+func (r *Repo) entryCacheDir() string {
+	return filepath.Join(r.UwfDir(), summaryCacheDir, entryCacheDir)
+}
+
+// shard returns the (lazily loaded) cache of one start node.
+func (r *Repo) shard(start plumbing.Hash) *entryShard {
+	c := &r.entries
+	c.mu.Lock()
+	if c.shards == nil {
+		c.shards = map[plumbing.Hash]*entryShard{}
+	}
+	s := c.shards[start]
+	if s == nil {
+		s = &entryShard{}
+		c.shards[start] = s
+	}
+	c.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		s.records, s.rewrite = loadEntryShard(filepath.Join(r.entryCacheDir(), start.String()))
+		s.loaded = true
+	}
+	return s
+}
+
+func (s *entryShard) get(c plumbing.Hash) (entryRecord, bool) {
+	if s == nil {
+		return entryRecord{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[c]
+	return rec, ok
+}
+
+// loadEntryShard reads one cache file. Missing, foreign or older files read
+// as empty and are marked for rewriting; bad lines are skipped.
+func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
+	out := map[plumbing.Hash]entryRecord{}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(data, []byte(entryCacheHeader())) {
+		return out, true
+	}
+	data = data[len(entryCacheHeader()):]
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // torn tail (a writer died, or is still writing)
+		}
+		line := data[:i]
+		data = data[i+1:]
+		if rec, ok := parseEntryRecord(line); ok {
+			out[rec.commit] = rec
+		}
+	}
+	return out, false
+}
+
+var entryCRC = crc32.MakeTable(crc32.Castagnoli)
+
+// Line format (tab-separated): commit parent tree unix tzOffset nodeAlias
+// nodeOID nodeType payload output crc. Canonical JSON holds no tab or
+// newline; an absent output is "-".
+func formatEntryRecord(rec entryRecord) []byte {
+	var b []byte
+	b = append(b, rec.commit.String()...)
+	b = append(b, '\t')
+	b = append(b, rec.parent.String()...)
+	b = append(b, '\t')
+	b = append(b, rec.tree.String()...)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, rec.unix, 10)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(rec.tzOffset), 10)
+	b = append(b, '\t')
+	b = append(b, rec.node.Alias...)
+	b = append(b, '\t')
+	b = append(b, rec.node.OID.String()...)
+	b = append(b, '\t')
+	b = append(b, rec.node.Type...)
+	b = append(b, '\t')
+	b = append(b, rec.node.Payload...)
+	b = append(b, '\t')
+	if rec.output == nil {
+		b = append(b, '-')
+	} else {
+		b = append(b, rec.output...)
+	}
+	sum := crc32.Checksum(b, entryCRC)
+	b = append(b, '\t')
+	b = strconv.AppendUint(b, uint64(sum), 16)
+	return append(b, '\n')
+}
+
+func parseEntryRecord(line []byte) (entryRecord, bool) {
+	cut := bytes.LastIndexByte(line, '\t')
+	if cut < 0 {
+		return entryRecord{}, false
+	}
+	sum, err := strconv.ParseUint(string(line[cut+1:]), 16, 32)
+	if err != nil || uint32(sum) != crc32.Checksum(line[:cut], entryCRC) {
+		return entryRecord{}, false
+	}
+	f := bytes.Split(line[:cut], []byte{'\t'})
+	if len(f) != 10 {
+		return entryRecord{}, false
+	}
+	var rec entryRecord
+	var ok bool
+	if rec.commit, ok = parseHash(f[0]); !ok {
+		return entryRecord{}, false
+	}
+	if rec.parent, ok = parseHash(f[1]); !ok {
+		return entryRecord{}, false
+	}
+	if rec.tree, ok = parseHash(f[2]); !ok {
+		return entryRecord{}, false
+	}
+	if rec.unix, err = strconv.ParseInt(string(f[3]), 10, 64); err != nil {
+		return entryRecord{}, false
+	}
+	tz, err := strconv.Atoi(string(f[4]))
+	if err != nil {
+		return entryRecord{}, false
+	}
+	rec.tzOffset = tz
+	rec.node.Alias = objects.Alias(f[5])
+	if rec.node.OID, ok = parseHash(f[6]); !ok {
+		return entryRecord{}, false
+	}
+	rec.node.Type = objects.Alias(f[7])
+	rec.node.Payload = json.RawMessage(f[8])
+	if string(f[9]) != "-" {
+		rec.output = json.RawMessage(f[9])
+	}
+	return rec, true
+}
+
+func parseHash(b []byte) (plumbing.Hash, bool) {
+	if len(b) != 40 {
+		return plumbing.ZeroHash, false
+	}
+	var h plumbing.Hash
+	if _, err := hex.Decode(h[:], b); err != nil {
+		return plumbing.ZeroHash, false
+	}
+	return h, true
+}
+
+// recordOf builds the cache record of an entry read from git; output is the
+// payload of its step's output node (nil for other kinds).
+func recordOf(e *Entry, output json.RawMessage) entryRecord {
+	_, off := e.Time.Zone()
+	return entryRecord{commit: e.Commit, parent: e.Parent, tree: e.Tree, unix: e.Time.Unix(), tzOffset: off,
+		node: e.Node, output: output}
+}
+
+// entryFromRecord decodes a cached record exactly as Entry decodes the
+// commit it came from.
+func (r *Repo) entryFromRecord(rec entryRecord) (*Entry, error) {
+	e := &Entry{Commit: rec.commit, Parent: rec.parent, Tree: rec.tree,
+		Time: time.Unix(rec.unix, 0).In(time.FixedZone("", rec.tzOffset)), Node: rec.node, output: rec.output}
+	if err := r.decodeNode(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// appendEntries writes new records to the start node's file in one append
+// (or rewrites the file when it was missing, foreign or of an older
+// format). Failing to write the cache only costs a later walk its speed,
+// so errors are returned for tests and ignored by callers.
+func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRecord) error {
+	if s == nil || len(recs) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range recs {
+		s.records[rec.commit] = rec
+	}
+	dir := r.entryCacheDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("entry cache: %w", err)
+	}
+	lock := flock.New(filepath.Join(filepath.Dir(dir), entryCacheLock))
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("entry cache: lock: %w", err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	path := filepath.Join(dir, start.String())
+	var buf []byte
+	rewrite := s.rewrite
+	if !rewrite {
+		// Someone may have replaced or removed the file since it was read.
+		head := make([]byte, len(entryCacheHeader()))
+		f, err := os.Open(path)
+		switch {
+		case err != nil:
+			rewrite = true
+		default:
+			n, _ := f.ReadAt(head, 0)
+			rewrite = string(head[:n]) != entryCacheHeader()
+			if fi, err := f.Stat(); err == nil && !rewrite {
+				last := make([]byte, 1)
+				if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+					buf = append(buf, '\n') // end a line torn by a crashed writer
+				}
+			}
+			_ = f.Close()
+		}
+	}
+	if rewrite {
+		buf = append(buf[:0], entryCacheHeader()...)
+		for _, rec := range s.records {
+			buf = append(buf, formatEntryRecord(rec)...)
+		}
+		if err := writeFileAtomic(path, buf); err != nil {
+			return fmt.Errorf("entry cache: %w", err)
+		}
+		s.rewrite = false
+		return nil
+	}
+	for _, rec := range recs {
+		buf = append(buf, formatEntryRecord(rec)...)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("entry cache: %w", err)
+	}
+	_, werr := f.Write(buf)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("entry cache: append to %s: %w", path, werr)
+	}
+	return nil
+}
+
+// writeFileAtomic writes path through a temporary file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp.Name())
+		return werr
+	}
+	return nil
+}
+
+// startOf returns the start node's blob oid of the thread whose commit is
+// head: the "start" entry that every thread commit's tree carries.
+func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
+	c, err := object.GetCommit(r.Store.Storer(), head)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
+	}
+	oid, err := treeEntry(r.Store.Storer(), c.TreeHash, "start")
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if oid.IsZero() {
+		return plumbing.ZeroHash, fmt.Errorf("commit %s is not a git-uwf thread commit (no start node in its tree)", head)
+	}
+	return oid, nil
+}
