@@ -63,6 +63,11 @@ func (t *treeBuilder) write(s storer.EncodedObjectStorer) (plumbing.Hash, error)
 	if err := tree.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
+	// A tree that exists already (every read of a pinned workflow
+	// recomputes one) is not compressed and written again.
+	if h := obj.Hash(); s.HasEncodedObject(h) == nil {
+		return h, nil
+	}
 	return s.SetEncodedObject(obj)
 }
 
