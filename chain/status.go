@@ -104,9 +104,15 @@ func (r *Repo) headState(ctx context.Context, t *Thread, attemptsTip plumbing.Ha
 	if err != nil {
 		return State{}, err
 	}
+	return r.routedState(t, rc, attemptsTip), nil
+}
+
+// routedState is headState for a thread that is not cancelled, given what
+// the moderator routes on.
+func (r *Repo) routedState(t *Thread, rc moderator.RouteContext, attemptsTip plumbing.Hash) State {
 	d, err := t.Workflow.Workflow.Route(rc)
 	if err != nil {
-		return State{Status: StatusFailed, Error: err.Error()}, nil
+		return State{Status: StatusFailed, Error: err.Error()}
 	}
 	st := State{Next: d}
 	switch d.Kind {
@@ -124,7 +130,7 @@ func (r *Repo) headState(ctx context.Context, t *Thread, attemptsTip plumbing.Ha
 			st.Error = attempts[0].Node.Error
 		}
 	}
-	return st, nil
+	return st
 }
 
 // Summary is one line of `thread list`.
@@ -215,17 +221,27 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	locked := r.lockedThreads()
 	keep := make([]cachedSummary, 0, len(ids))
 	changed := len(cache) != len(ids)
-	out := make([]Summary, 0, len(ids))
+	keys := make(map[ThreadID]cacheKey, len(ids))
+	var misses []ThreadID
 	for _, id := range ids {
+		key := cacheKey{head: heads[id], attempts: attempts[id]}
+		keys[id] = key
+		if c, hit := cache[id]; !hit || c.key != key {
+			misses = append(misses, id)
+		}
+	}
+	if len(misses) > 0 {
+		changed = true
+		for id, c := range r.summarizeMany(ctx, misses, keys, listBatchMin) {
+			cache[id] = c
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		key := cacheKey{head: heads[id], attempts: attempts[id]}
-		c, hit := cache[id]
-		if !hit || c.key != key {
-			c, hit = r.summarizeHead(ctx, id, key), false
-			changed = true
-		}
+	}
+	out := make([]Summary, 0, len(ids))
+	for _, id := range ids {
+		c := cache[id]
 		if c.sum.Thread != "" { // "" marks a summary that must not be cached
 			keep = append(keep, c)
 		}

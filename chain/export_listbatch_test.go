@@ -1,0 +1,28 @@
+package chain
+
+import "context"
+
+// SummariesBothWays derives the summaries of every thread twice, through
+// the cat-file batch path and one go-git read at a time, for comparison.
+func (r *Repo) SummariesBothWays(ctx context.Context) (batch, usual map[ThreadID]Summary, err error) {
+	ids, heads, err := r.ThreadIDs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := map[ThreadID]cacheKey{}
+	for _, id := range ids {
+		tip, err := r.resolveRef(id.AttemptsRef())
+		if err != nil {
+			return nil, nil, err
+		}
+		keys[id] = cacheKey{head: heads[id], attempts: tip}
+	}
+	batch, usual = map[ThreadID]Summary{}, map[ThreadID]Summary{}
+	for id, c := range r.summarizeMany(ctx, ids, keys, 1) {
+		batch[id] = c.sum
+	}
+	for _, id := range ids {
+		usual[id] = r.summarizeHead(ctx, id, keys[id]).sum
+	}
+	return batch, usual, nil
+}
