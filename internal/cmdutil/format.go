@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -80,7 +81,14 @@ func Print(ios *iostreams.IOStreams, f Format, v any, text func(w io.Writer) err
 	switch f {
 	case FormatText, "":
 		if text != nil {
-			return text(ios.Out)
+			// Buffered: a tabwriter writes every cell separately, which is
+			// one write(2) each on an unbuffered terminal or pipe.
+			bw := bufio.NewWriterSize(ios.Out, 64<<10)
+			err := text(bw)
+			if ferr := bw.Flush(); err == nil && ferr != nil {
+				err = ferr
+			}
+			return err
 		}
 		return Print(ios, FormatYAML, v, nil)
 	case FormatJSON:

@@ -1,7 +1,9 @@
 package cmdutil
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -220,5 +222,35 @@ func TestNewFactory(t *testing.T) {
 	}
 	if _, err := f.Getwd(); err != nil {
 		t.Error(err)
+	}
+}
+
+// countingWriter counts Write calls.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes++
+	return c.Buffer.Write(p)
+}
+
+func TestPrintTextBuffered(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	cw := &countingWriter{}
+	ios.Out = cw
+	boom := errors.New("boom")
+	err := Print(ios, FormatText, nil, func(w io.Writer) error {
+		for i := 0; i < 1000; i++ {
+			fmt.Fprintf(w, "line %d\n", i)
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error: %v", err)
+	}
+	if cw.writes > 2 || !strings.HasPrefix(cw.String(), "line 0\n") || !strings.HasSuffix(cw.String(), "line 999\n") {
+		t.Fatalf("%d writes of %d bytes: want the whole text (written before the error) in one or two writes", cw.writes, cw.Len())
 	}
 }
