@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -31,7 +33,7 @@ import (
 const (
 	summaryCacheDir  = "cache"
 	summaryCacheName = "summaries"
-	summaryCacheHead = "uwf-summary-cache 1\n"
+	summaryCacheHead = "uwf-summary-cache 2\n" // 2: CRC-32 line checks (1: FNV-1a)
 )
 
 // cacheKey is what a cached summary was derived from.
@@ -51,18 +53,19 @@ func (r *Repo) summaryCachePath() string {
 // loadSummaries reads the cache; a missing, foreign or damaged file reads as
 // empty (damaged lines are skipped).
 func (r *Repo) loadSummaries() map[ThreadID]cachedSummary {
-	out := map[ThreadID]cachedSummary{}
-	data, err := os.ReadFile(r.summaryCachePath())
-	if err != nil || !bytes.HasPrefix(data, []byte(summaryCacheHead)) {
-		return out
+	raw, err := os.ReadFile(r.summaryCachePath())
+	if err != nil || !bytes.HasPrefix(raw, []byte(summaryCacheHead)) {
+		return map[ThreadID]cachedSummary{}
 	}
-	data = data[len(summaryCacheHead):]
+	raw = raw[len(summaryCacheHead):]
+	out := make(map[ThreadID]cachedSummary, bytes.Count(raw, []byte{'\n'}))
+	data := string(raw) // one copy; every parsed field is a substring of it
 	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
+		i := strings.IndexByte(data, '\n')
 		if i < 0 {
 			break // torn tail
 		}
-		line := string(data[:i])
+		line := data[:i]
 		data = data[i+1:]
 		if id, c, ok := parseSummaryLine(line); ok {
 			out[id] = c
@@ -91,11 +94,9 @@ func formatSummaryLine(c cachedSummary) string {
 }
 
 func lineCRC(rec string) string {
-	var h uint32 = 2166136261 // FNV-1a: cheap, only guards against torn or edited lines
-	for i := 0; i < len(rec); i++ {
-		h ^= uint32(rec[i])
-		h *= 16777619
-	}
+	// CRC-32 (IEEE, hardware-assisted): only guards against torn or edited
+	// lines, and is cheap enough to check on every line of every listing.
+	h := crc32.ChecksumIEEE([]byte(rec))
 	const digits = "0123456789abcdef"
 	var b [8]byte
 	for i := 7; i >= 0; i-- {
@@ -110,9 +111,18 @@ func parseSummaryLine(line string) (ThreadID, cachedSummary, bool) {
 	if sp < 0 || line[sp+1:] != lineCRC(line[:sp]) {
 		return "", cachedSummary{}, false
 	}
-	f := strings.Split(line[:sp], "\t")
-	if len(f) != 12 {
-		return "", cachedSummary{}, false
+	var f [12]string
+	rest := line[:sp]
+	for i := range f {
+		j := strings.IndexByte(rest, '\t')
+		if (j < 0) != (i == len(f)-1) {
+			return "", cachedSummary{}, false // too few or too many fields
+		}
+		if j < 0 {
+			f[i] = rest
+			break
+		}
+		f[i], rest = rest[:j], rest[j+1:]
 	}
 	id, err := ParseThreadID(f[0])
 	if err != nil || string(id) != f[0] || !plumbing.IsHash(f[1]) || !plumbing.IsHash(f[2]) {
@@ -126,10 +136,8 @@ func parseSummaryLine(line string) (ThreadID, cachedSummary, bool) {
 	}
 	ok := true
 	unq := func(s string) string {
-		v, err := strconv.Unquote(s)
-		if err != nil {
-			ok = false
-		}
+		v, good := unquote(s)
+		ok = ok && good
 		return v
 	}
 	opt := func(s string) *string {
@@ -147,6 +155,19 @@ func parseSummaryLine(line string) (ThreadID, cachedSummary, bool) {
 		Workflow: unq(f[6]), WorkflowHash: unq(f[7]), Head: unq(f[8]), HeadCommit: c.key.head.String(),
 		UpdatedAt: time.Unix(0, nanos).UTC(), Prompt: unq(f[10]), Error: unq(f[11]), CreatedAt: id.Time().UTC()}
 	return id, c, ok
+}
+
+// unquote is strconv.Unquote for a double-quoted string, without the copy
+// when nothing in it is escaped (the common case).
+func unquote(s string) (string, bool) {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		in := s[1 : len(s)-1]
+		if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '"') < 0 && utf8.ValidString(in) {
+			return in, true
+		}
+	}
+	v, err := strconv.Unquote(s)
+	return v, err == nil
 }
 
 // storeSummaries replaces the cache with entries. Failing to write is not

@@ -189,7 +189,17 @@ type ListOptions struct {
 // are derived and the cache is rewritten. "running" always comes from the
 // lock files.
 func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
+	// Read the cache and the lock directory while git lists the refs: the
+	// cache's entries are checked against the refs afterwards, so reading
+	// it first can only make an entry miss, never make it stale.
+	type local struct {
+		cache  map[ThreadID]cachedSummary
+		locked map[ThreadID]bool
+	}
+	loaded := make(chan local, 1)
+	go func() { loaded <- local{r.loadSummaries(), r.lockedThreads()} }()
 	refs, err := r.Git.ForEachRef(ctx, ThreadsPrefix, AttemptsPrefix)
+	l := <-loaded
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
@@ -217,8 +227,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	}
 	// Newest first: ULIDs sort by time.
 	slices.SortFunc(ids, func(a, b ThreadID) int { return strings.Compare(string(b), string(a)) })
-	cache := r.loadSummaries()
-	locked := r.lockedThreads()
+	cache, locked := l.cache, l.locked
 	keep := make([]cachedSummary, 0, len(ids))
 	changed := len(cache) != len(ids)
 	keys := make(map[ThreadID]cacheKey, len(ids))
