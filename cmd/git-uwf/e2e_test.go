@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -61,4 +62,44 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// TestScenarioFixture builds the testdata/repos scenario with the real
+// binary and checks what it promises: two clones and a remote, the shared
+// thread kept under its name everywhere and the diverged line as a fork.
+func TestScenarioFixture(t *testing.T) {
+	dir := t.TempDir()
+	script, err := filepath.Abs("../../testdata/repos/scenario.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	env := append(os.Environ(), "PATH="+filepath.Dir(gitUwfBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	cmd := exec.Command("sh", script, dir)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("scenario.sh: %v\n%s", err, out)
+	}
+	id := strings.TrimSpace(string(out))
+	for _, clone := range []string{"a", "b"} {
+		list := exec.Command("git", "uwf", "thread", "list", "--all", "--format", "json")
+		list.Dir = filepath.Join(dir, clone)
+		list.Env = env
+		got, err := list.Output()
+		if err != nil {
+			t.Fatalf("%s: thread list: %v", clone, err)
+		}
+		// The shared thread, B's fork from step 1, and the fork that keeps
+		// the diverged line.
+		if n := strings.Count(string(got), `"thread":`); n != 3 || !strings.Contains(string(got), id) {
+			t.Errorf("%s: %d threads (want 3, including %s):\n%s", clone, n, id, got)
+		}
+		fsck := exec.Command("git", "fsck", "--strict", "--no-dangling")
+		fsck.Dir = filepath.Join(dir, clone)
+		if out, err := fsck.CombinedOutput(); err != nil {
+			t.Errorf("%s: git fsck: %v\n%s", clone, err, out)
+		}
+	}
 }
