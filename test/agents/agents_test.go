@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/internal/fakemodel"
 )
 
@@ -98,33 +99,7 @@ stream_max_retries = 0
 
 // The workflow: planner → worker; the worker is blocked on the first plan,
 // so both roles run twice and their second steps resume their sessions.
-const workflowYAML = `name: plan-work
-roles:
-  planner:
-    goal: Plan the work.
-    frontmatter:
-      type: object
-      properties:
-        $status: {const: planned}
-        plan: {type: string}
-      required: [$status, plan]
-  worker:
-    goal: Do the work.
-    frontmatter:
-      type: object
-      properties:
-        $status: {enum: [done, blocked]}
-        notes: {type: string}
-      required: [$status]
-graph:
-  $START:
-    _: {role: planner, prompt: "Plan the task."}
-  planner:
-    planned: {role: worker, prompt: "Do: {{plan}}"}
-  worker:
-    done: {role: $END, prompt: "Finished."}
-    blocked: {role: planner, prompt: "Plan again: {{notes}}"}
-`
+const workflowYAML = chaintest.PlanWorkYAML
 
 // answer plays the model: the reply depends only on the prompt, so side
 // requests (titles, memory extraction) and retries change nothing.

@@ -48,33 +48,7 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-const planWork = `name: plan-work
-roles:
-  planner:
-    goal: Plan the work.
-    frontmatter:
-      type: object
-      properties:
-        $status: {const: planned}
-        plan: {type: string}
-      required: [$status, plan]
-  worker:
-    goal: Do the work.
-    frontmatter:
-      type: object
-      properties:
-        $status: {enum: [done, blocked]}
-        notes: {type: string}
-      required: [$status]
-graph:
-  $START:
-    _: {role: planner, prompt: "Plan the task."}
-  planner:
-    planned: {role: worker, prompt: "Do: {{plan}}"}
-  worker:
-    done: {role: $END, prompt: "Finished."}
-    blocked: {role: planner, prompt: "Plan again: {{notes}}"}
-`
+const planWork = chaintest.PlanWorkYAML
 
 // repoWithThread makes a repository with plan-work and one thread.
 func repoWithThread(t *testing.T) (string, *chain.Repo, chain.ThreadID) {
