@@ -5,6 +5,9 @@ package cmdtest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,4 +54,31 @@ func MustRun(t testing.TB, dir string, now time.Time, args ...string) string {
 		t.Fatalf("git uwf %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Err)
 	}
 	return r.Out
+}
+
+// Transcript renders a result the way golden files hold it.
+func (r Result) Transcript() string {
+	return "exit: " + strconv.Itoa(r.Code) + "\n-- stdout --\n" + r.Out + "-- stderr --\n" + r.Err
+}
+
+// Golden compares got with the golden file at path; with update set it
+// rewrites the file instead (tests pass their -update flag).
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
 }

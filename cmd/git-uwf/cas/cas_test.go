@@ -67,24 +67,8 @@ func newRepo(t *testing.T) string {
 
 func golden(t *testing.T, name, dir string, r result) {
 	t.Helper()
-	got := strings.ReplaceAll("exit: "+strconv.Itoa(r.code)+"\n-- stdout --\n"+r.out+"-- stderr --\n"+r.err, dir, "$REPO")
-	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
-	}
+	got := cmdtest.Result{Code: r.code, Out: r.out, Err: r.err}.Transcript()
+	cmdtest.Golden(t, filepath.Join("testdata", "golden", name+".golden"), strings.ReplaceAll(got, dir, "$REPO"), *update)
 }
 
 // TestFixture checks the aliases the other tests rely on.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,29 +111,8 @@ func scrub(s, dir string) string {
 // the exit code, stdout and stderr; -update rewrites it.
 func golden(t *testing.T, name, dir string, r result) {
 	t.Helper()
-	got := scrub("exit: "+itoa(r.code)+"\n-- stdout --\n"+r.out+"-- stderr --\n"+r.err, dir)
-	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
-	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
+	got := cmdtest.Result{Code: r.code, Out: r.out, Err: r.err}.Transcript()
+	cmdtest.Golden(t, filepath.Join("testdata", "golden", name+".golden"), scrub(got, dir), *update)
 }
 
 // registeredHash puts the fixture review-loop and returns its alias.
@@ -428,7 +408,7 @@ func ambiguousPrefix(t *testing.T, dir string) string {
 	}
 	seen := map[string]string{}
 	for i := 0; ; i++ {
-		text := "text " + itoa(i)
+		text := "text " + strconv.Itoa(i)
 		blob, err := objects.EncodeNode(ts.Alias, text)
 		if err != nil {
 			t.Fatal(err)
