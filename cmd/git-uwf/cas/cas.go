@@ -33,26 +33,6 @@ func NewCmdCas(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// oneArg returns the single positional argument or a usage error.
-func oneArg(c *cli.Context, what string) (string, error) {
-	switch c.NArg() {
-	case 1:
-		return strings.TrimSpace(c.Args().First()), nil
-	case 0:
-		return "", cmdutil.FlagErrorf("missing %s", what)
-	default:
-		return "", cmdutil.FlagErrorf("expected one %s, got %d arguments", what, c.NArg())
-	}
-}
-
-// noArgs rejects positional arguments.
-func noArgs(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return cmdutil.FlagErrorf("unexpected argument %q", c.Args().First())
-	}
-	return nil
-}
-
 // parseAlias checks the syntax of an alias or alias prefix argument and
 // returns it normalized. A malformed argument is a usage error.
 func parseAlias(arg string) (full objects.Alias, prefix string, err error) {

@@ -67,7 +67,7 @@ func newCmdWalk(f *cmdutil.Factory) *cli.Command {
 }
 
 func refsOptions(c *cli.Context, f *cmdutil.Factory) (*RefsOptions, error) {
-	alias, err := oneArg(c, "alias")
+	alias, err := cmdutil.OneArg(c, "alias")
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func newCmdReindex(f *cmdutil.Factory) *cli.Command {
 			"it reads every commit reachable from refs/uwf/* (and remote-tracking uwf refs). Nodes\n" +
 			"no ref reaches, such as those just written with 'cas put', are forgotten.",
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c); err != nil {
+			if err := cmdutil.NoArgs(c); err != nil {
 				return err
 			}
 			format, err := cmdutil.FormatOf(c)

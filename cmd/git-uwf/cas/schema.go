@@ -42,7 +42,7 @@ func newCmdSchema(f *cmdutil.Factory) *cli.Command {
 				Usage:       "List the schema nodes known to this repository, the meta-schema first",
 				Description: "Lists every schema node the alias index knows, then sorted by title.",
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
+					if err := cmdutil.NoArgs(c); err != nil {
 						return err
 					}
 					format, err := cmdutil.FormatOf(c)
@@ -58,7 +58,7 @@ func newCmdSchema(f *cmdutil.Factory) *cli.Command {
 				ArgsUsage:   "<alias|title>",
 				Description: "<alias|title> is a schema alias, an unambiguous prefix, or a schema title.",
 				Action: func(c *cli.Context) error {
-					arg, err := oneArg(c, "schema alias or title")
+					arg, err := cmdutil.OneArg(c, "schema alias or title")
 					if err != nil {
 						return err
 					}

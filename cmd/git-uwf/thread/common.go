@@ -13,18 +13,6 @@ import (
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 )
 
-// oneArg returns the single positional argument or a usage error.
-func oneArg(c *cli.Context, what string) (string, error) {
-	switch c.NArg() {
-	case 1:
-		return c.Args().First(), nil
-	case 0:
-		return "", cmdutil.FlagErrorf("missing %s", what)
-	default:
-		return "", cmdutil.FlagErrorf("expected one %s, got %d arguments", what, c.NArg())
-	}
-}
-
 // openThread resolves a thread argument (full id or prefix) and reads it.
 func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Repo, *chain.Thread, error) {
 	repo, err := f.Repo(ctx)
@@ -99,7 +87,7 @@ type threadCommand struct {
 }
 
 func parseThreadCommand(c *cli.Context, f *cmdutil.Factory) (*threadCommand, error) {
-	arg, err := oneArg(c, "thread id")
+	arg, err := cmdutil.OneArg(c, "thread id")
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +111,7 @@ type stepCommand struct {
 }
 
 func parseStepCommand(c *cli.Context, f *cmdutil.Factory) (*stepCommand, error) {
-	arg, err := oneArg(c, "step (alias or commit)")
+	arg, err := cmdutil.OneArg(c, "step (alias or commit)")
 	if err != nil {
 		return nil, err
 	}

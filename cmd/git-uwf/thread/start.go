@@ -45,7 +45,7 @@ func newCmdStart(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			wf, err := oneArg(c, "workflow")
+			wf, err := cmdutil.OneArg(c, "workflow")
 			if err != nil {
 				return err
 			}

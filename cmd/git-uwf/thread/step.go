@@ -50,7 +50,7 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 			&cli.IntFlag{Name: "max-steps", Value: DefaultMaxSteps, Usage: "with --until-done, stop after `N` steps"},
 		}, agentFlags()...),
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "thread id")
+			arg, err := cmdutil.OneArg(c, "thread id")
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ func newCmdResume(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "your answer or extra instruction `TEXT`"},
 		}, agentFlags()...),
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "thread id")
+			arg, err := cmdutil.OneArg(c, "thread id")
 			if err != nil {
 				return err
 			}

@@ -60,7 +60,7 @@ func newCmdGraph(f *cmdutil.Factory) *cli.Command {
 		Description: "Text output is a Mermaid `flowchart TD` (paste it into a ```mermaid block);\n" +
 			"--format json gives {nodes, edges}.",
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "workflow name, alias or file")
+			arg, err := cmdutil.OneArg(c, "workflow name, alias or file")
 			if err != nil {
 				return err
 			}

@@ -40,7 +40,7 @@ func newCmdHistory(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage:   "<name>",
 		Description: "<name> is a registered workflow name, or the alias of one of its versions.",
 		Action: func(c *cli.Context) error {
-			name, err := oneArg(c, "workflow name")
+			name, err := cmdutil.OneArg(c, "workflow name")
 			if err != nil {
 				return err
 			}

@@ -55,7 +55,7 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 		Description: "Lists refs/uwf/workflows/*, then the workflow files in .uwf/workflows/ (from the\n" +
 			"current directory up to the repository top) whose name is not registered.",
 		Action: func(c *cli.Context) error {
-			if err := noArgs(c); err != nil {
+			if err := cmdutil.NoArgs(c); err != nil {
 				return err
 			}
 			format, err := cmdutil.FormatOf(c)

@@ -41,7 +41,7 @@ func newCmdPut(f *cmdutil.Factory) *cli.Command {
 			"refs/uwf/workflows/<name>. Putting the version already registered changes nothing.\n" +
 			"An invalid file is reported problem by problem and nothing is written.",
 		Action: func(c *cli.Context) error {
-			file, err := oneArg(c, "workflow file")
+			file, err := cmdutil.OneArg(c, "workflow file")
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,7 @@ func newCmdShow(f *cmdutil.Factory) *cli.Command {
 			".uwf/workflows/<name>.yaml from the current directory up to the repository top,\n" +
 			"or a registered name.",
 		Action: func(c *cli.Context) error {
-			arg, err := oneArg(c, "workflow name, alias or file")
+			arg, err := cmdutil.OneArg(c, "workflow name, alias or file")
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,7 @@ func newCmdValidate(f *cmdutil.Factory) *cli.Command {
 		Description: "Loads <file> with its includes and reports every problem as file:line:col. Works\n" +
 			"outside a git repository. Exits 1 when the workflow is invalid.",
 		Action: func(c *cli.Context) error {
-			file, err := oneArg(c, "workflow file")
+			file, err := cmdutil.OneArg(c, "workflow file")
 			if err != nil {
 				return err
 			}

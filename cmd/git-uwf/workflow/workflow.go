@@ -31,29 +31,6 @@ func NewCmdWorkflow(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// oneArg returns the single positional argument or a usage error.
-func oneArg(c *cli.Context, what string) (string, error) {
-	switch c.NArg() {
-	case 1:
-		if strings.TrimSpace(c.Args().First()) == "" {
-			return "", cmdutil.FlagErrorf("empty %s", what)
-		}
-		return c.Args().First(), nil
-	case 0:
-		return "", cmdutil.FlagErrorf("missing %s", what)
-	default:
-		return "", cmdutil.FlagErrorf("expected one %s, got %d arguments", what, c.NArg())
-	}
-}
-
-// noArgs rejects positional arguments.
-func noArgs(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return cmdutil.FlagErrorf("unexpected argument %q", c.Args().First())
-	}
-	return nil
-}
-
 // absPath makes path absolute against the command's working directory
 // (which -C may have changed).
 func absPath(getwd func() (string, error), path string) (string, error) {

@@ -1,0 +1,32 @@
+package cmdutil
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// OneArg returns a command's single positional argument, trimmed, or a
+// usage error naming what was expected.
+func OneArg(c *cli.Context, what string) (string, error) {
+	switch c.NArg() {
+	case 1:
+		arg := strings.TrimSpace(c.Args().First())
+		if arg == "" {
+			return "", FlagErrorf("empty %s", what)
+		}
+		return arg, nil
+	case 0:
+		return "", FlagErrorf("missing %s", what)
+	default:
+		return "", FlagErrorf("expected one %s, got %d arguments", what, c.NArg())
+	}
+}
+
+// NoArgs rejects positional arguments.
+func NoArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return FlagErrorf("unexpected argument %q", c.Args().First())
+	}
+	return nil
+}
