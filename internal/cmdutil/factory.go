@@ -64,12 +64,7 @@ func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
 	)
 	return func(ctx context.Context) (*chain.Repo, error) {
 		once.Do(func() {
-			var dir string
-			if dir, err = f.Getwd(); err != nil {
-				return
-			}
-			repo, err = chain.Open(ctx, dir, chain.Options{Now: f.Now})
-			if err != nil {
+			if repo, err = OpenRepoWithoutAdopt(ctx, f); err != nil {
 				return
 			}
 			// After a plain `git fetch` from a remote set up with
@@ -85,6 +80,17 @@ func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
 		})
 		return repo, err
 	}
+}
+
+// OpenRepoWithoutAdopt opens the repository around f.Getwd without taking
+// over fetched threads. fetch and sync use it: they reconcile themselves and
+// must report every ref they change.
+func OpenRepoWithoutAdopt(ctx context.Context, f *Factory) (*chain.Repo, error) {
+	dir, err := f.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return chain.Open(ctx, dir, chain.Options{Now: f.Now})
 }
 
 // mayHaveFetchedThreads reports whether a remote-tracking uwf ref

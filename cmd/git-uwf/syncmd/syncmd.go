@@ -107,7 +107,9 @@ func action(f *cmdutil.Factory, verb string, parse func(*cli.Context, *Options),
 			parse(c, o)
 		}
 		ctx := c.Context
-		repo, err := f.Repo(ctx)
+		// Not f.Repo: opening through it would already take over fetched
+		// threads, and this command's report would then miss them.
+		repo, err := cmdutil.OpenRepoWithoutAdopt(ctx, f)
 		if err != nil {
 			return err
 		}
