@@ -152,6 +152,9 @@ func TestThreadLifecycle(t *testing.T) {
 	if th.Head.Commit != last.Commit {
 		t.Fatal("head is not the last step")
 	}
+	if _, err := r.Cancel(ctx, th, "too late"); err == nil || !strings.Contains(err.Error(), "already completed") {
+		t.Fatalf("cancelling a completed thread: %v", err)
+	}
 
 	steps, err := r.Steps(ctx, th)
 	if err != nil || len(steps) != 5 || steps[0].Kind != chain.KindStart || steps[4].Status != "approved" || steps[2].Output["comments"] != "missing docs" {

@@ -565,6 +565,11 @@ func (r *Repo) Cancel(ctx context.Context, t *Thread, reason string) (*Entry, er
 	if t.Head.Kind == KindCancel {
 		return nil, fmt.Errorf("thread %s is already cancelled", t.ID)
 	}
+	if st, err := r.State(ctx, t); err != nil {
+		return nil, err
+	} else if st.Status == StatusCompleted {
+		return nil, fmt.Errorf("thread %s is already completed; there is nothing to cancel", t.ID)
+	}
 	if strings.TrimSpace(reason) == "" {
 		reason = "cancelled"
 	}
