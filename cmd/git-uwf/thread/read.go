@@ -100,10 +100,7 @@ func newCmdExport(f *cmdutil.Factory) *cli.Command {
 		Name:      "export",
 		Usage:     "Render a whole thread as markdown for a pull-request description",
 		ArgsUsage: "<thread>",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "markdown", Value: true, Usage: "markdown output (the only form for now)"},
-			cmdutil.FormatFlag(),
-		},
+		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
 			tc, err := parseThreadCommand(c, f)
 			if err != nil {

@@ -2,7 +2,6 @@ package thread
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -108,7 +107,12 @@ func verbose(c *cli.Context) bool {
 }
 
 func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format cmdutil.Format) error {
-	repo, t, err := openThread(ctx, f, opts.Thread)
+	repo, err := f.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	// Only the id: the engine reads the thread itself, under its lock.
+	id, err := repo.ResolveThread(ctx, opts.Thread)
 	if err != nil {
 		return err
 	}
@@ -119,7 +123,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	var results []*engine.Result
 	var stepErr error
 	for i := 0; i < opts.Count; i++ {
-		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: override, Resume: opts.Resume && i == 0, ResumePrompt: opts.Prompt})
+		res, err := eng.Step(ctx, id, engine.StepOptions{Agent: override, Resume: opts.Resume && i == 0, ResumePrompt: opts.Prompt})
 		if err != nil {
 			stepErr = err
 			break
@@ -133,10 +137,10 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 		}
 	}
 	if opts.UntilDone && stepErr == nil && len(results) == opts.Count && results[len(results)-1].Status == chain.StatusIdle {
-		stepErr = fmt.Errorf("stopped after --max-steps %d steps; thread %s is still running its workflow (raise --max-steps or step again)", opts.Count, t.ID)
+		stepErr = fmt.Errorf("stopped after --max-steps %d steps; thread %s is still running its workflow (raise --max-steps or step again)", opts.Count, id)
 	}
 	if len(results) == 0 && stepErr != nil {
-		return stepFailure(stepErr)
+		return busyExit(stepErr)
 	}
 	if results == nil {
 		results = []*engine.Result{}
@@ -155,16 +159,9 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 		return nil
 	})
 	if stepErr != nil {
-		return stepFailure(stepErr)
+		return busyExit(stepErr)
 	}
 	return perr
-}
-
-func stepFailure(err error) error {
-	if errors.Is(err, chain.ErrBusy) {
-		return busyExit(err)
-	}
-	return err
 }
 
 func printStepLine(w io.Writer, r *engine.Result) {
