@@ -2,10 +2,12 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/git-uwf/git-uwf/internal/gitcli"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -142,7 +144,8 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 		if err == nil {
 			return commit, nil
 		}
-		if !strings.Contains(err.Error(), "moved concurrently") {
+		var conflict *gitcli.RefConflictError
+		if !errors.As(err, &conflict) {
 			return plumbing.ZeroHash, err
 		}
 	}

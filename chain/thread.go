@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-uwf/git-uwf/internal/gitcli"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -553,9 +554,15 @@ func (r *Repo) appendCommit(ctx context.Context, t *Thread, head objects.Node, s
 	if err != nil {
 		return nil, err
 	}
-	if err := r.casRef(ctx, t.ID.Ref(), t.Head.Commit, commit, "uwf: "+strings.SplitN(msg, "\n", 2)[0]); err != nil {
-		return nil, fmt.Errorf("%w: thread %s: new commit %s is kept but not on the thread (%v); fork it with: git uwf thread fork %s",
-			ErrHeadMoved, t.ID, commit, err, commit)
+	// The commit is written: an interrupt must not stop the ref update
+	// halfway through deciding, so it runs without the caller's cancellation.
+	err = r.casRef(context.WithoutCancel(ctx), t.ID.Ref(), t.Head.Commit, commit, "uwf: "+strings.SplitN(msg, "\n", 2)[0])
+	var conflict *gitcli.RefConflictError
+	switch {
+	case errors.As(err, &conflict):
+		return nil, fmt.Errorf("%w: thread %s: new commit %s is not on the thread (%v)", ErrHeadMoved, t.ID, commit, err)
+	case err != nil:
+		return nil, fmt.Errorf("thread %s: move the ref to new commit %s: %w", t.ID, commit, err)
 	}
 	return r.Entry(ctx, commit)
 }

@@ -289,11 +289,13 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	}
 	entry, err := e.Repo.AppendStep(ctx, t, ref, chain.AppendOptions{ExpectedRole: p.role})
 	if err != nil {
-		if errors.Is(err, chain.ErrHeadMoved) {
-			stop("failed")
-			return nil, err
+		// Whether the step was rejected or the ref could not be moved, the
+		// agent's StepNode (and all it references) is kept in an attempt.
+		phase := "verify"
+		if !errors.Is(err, chain.ErrBadStep) {
+			phase = "append"
 		}
-		return nil, fail("verify", err, []objects.Alias{ref.Alias})
+		return nil, fail(phase, err, []objects.Alias{ref.Alias})
 	}
 	stop("done")
 	return e.result(ctx, t.ID, entry, spec.Name)

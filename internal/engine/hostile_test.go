@@ -2,7 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +13,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 // allObjects returns every object in the repository, concatenated.
@@ -119,6 +123,43 @@ func TestBesideGitMaintenance(t *testing.T) {
 	th, _ := fx.repo.Thread(ctx, fx.id)
 	if st, _ := fx.repo.State(ctx, th); st.Status != chain.StatusCompleted {
 		t.Fatalf("status %s after steps beside gc", st.Status)
+	}
+	chaintest.Fsck(t, fx.dir)
+}
+
+// TestRefUpdateFailureKeepsTheStep: when the agent succeeded but the ref
+// cannot be moved (here: a fresh lock held by "another git"), the step is
+// not lost: it is recorded as an attempt and stays reachable.
+func TestRefUpdateFailureKeepsTheStep(t *testing.T) {
+	ctx := context.Background()
+	fx := newFixture(t)
+	lock := filepath.Join(fx.dir, ".git", "refs", "uwf", "threads", string(fx.id)+".lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("script", loopScript)})
+	var fe *engine.StepFailedError
+	if !errors.As(err, &fe) || fe.Phase != "append" || fe.Attempt.IsZero() {
+		t.Fatalf("want a recorded append failure, got %v", err)
+	}
+	os.Remove(lock)
+	// The attempt's tree holds the StepNode the agent wrote.
+	tree := chaintest.Git(t, fx.dir, "ls-tree", "-r", "--name-only", fe.Attempt.String())
+	th, _ := fx.repo.Thread(ctx, fx.id)
+	if th.Head.Kind != chain.KindStart {
+		t.Fatal("the head moved")
+	}
+	stepSchema, _ := fx.repo.Schema("uwf.StepNode")
+	found := false
+	for _, name := range strings.Split(tree, "\n") {
+		if a := filepath.Base(name); objects.IsAlias(a) {
+			if n, err := fx.repo.Store.Get(objects.Alias(a)); err == nil && n.Type == stepSchema {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the agent's StepNode is not kept in the attempt:\n%s", tree)
 	}
 	chaintest.Fsck(t, fx.dir)
 }
