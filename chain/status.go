@@ -149,14 +149,6 @@ type Summary struct {
 	Error         string    `json:"error,omitempty"`
 }
 
-// Summarize derives a thread's list entry.
-func (r *Repo) Summarize(ctx context.Context, t *Thread) (Summary, error) {
-	st, err := r.State(ctx, t)
-	if err != nil {
-		return Summary{}, err
-	}
-	return summaryOf(t, st), nil
-}
 
 func summaryOf(t *Thread, st State) Summary {
 	s := Summary{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),

@@ -137,21 +137,42 @@ func TestParallelThreads(t *testing.T) {
 		}
 		ids = append(ids, th.ID)
 	}
-	errs := make(chan error, len(ids))
-	for _, id := range ids {
-		go func(id chain.ThreadID) {
-			// Each goroutine its own process view, like separate CLI runs.
-			repo := chaintest.Open(t, fx.dir)
-			self, _ := os.Executable()
-			eng := &engine.Engine{Repo: repo, Self: self}
-			_, err := eng.Step(ctx, id, engine.StepOptions{Agent: agent("slow", loopScript)})
-			errs <- err
-		}(id)
+	// Each goroutine gets its own repository view, like separate CLI runs;
+	// they are opened here because only the test goroutine may fail the test.
+	self, _ := os.Executable()
+	engines := make([]*engine.Engine, len(ids))
+	for i := range ids {
+		engines[i] = &engine.Engine{Repo: chaintest.Open(t, fx.dir), Self: self}
 	}
+	type span struct {
+		start, end time.Time
+		err        error
+	}
+	spans := make(chan span, len(ids))
+	for i, id := range ids {
+		go func(eng *engine.Engine, id chain.ThreadID) {
+			start := time.Now()
+			_, err := eng.Step(ctx, id, engine.StepOptions{Agent: agent("slow", loopScript)})
+			spans <- span{start, time.Now(), err}
+		}(engines[i], id)
+	}
+	var latestStart, earliestEnd time.Time
 	for range ids {
-		if err := <-errs; err != nil {
-			t.Errorf("parallel step: %v", err)
+		sp := <-spans
+		if sp.err != nil {
+			t.Errorf("parallel step: %v", sp.err)
 		}
+		if sp.start.After(latestStart) {
+			latestStart = sp.start
+		}
+		if earliestEnd.IsZero() || sp.end.Before(earliestEnd) {
+			earliestEnd = sp.end
+		}
+	}
+	// The steps really ran side by side: none had finished before the last
+	// one started (each agent sleeps 500 ms).
+	if !latestStart.Before(earliestEnd) {
+		t.Errorf("steps ran one after another: the last started at %s, the first finished at %s", latestStart, earliestEnd)
 	}
 	for _, id := range ids {
 		th, _ := fx.repo.Thread(ctx, id)

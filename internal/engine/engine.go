@@ -262,15 +262,17 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		}
 		return fe
 	}
-	var out *agentkit.AdapterOutput
+	var (
+		out  *agentkit.AdapterOutput
+		perr error
+	)
 	if res != nil {
-		out, _ = agentkit.ParseAdapterOutput(res.Stdout)
+		out, perr = agentkit.ParseAdapterOutput(res.Stdout)
 	}
 	if runErr != nil {
 		return nil, fail("agent", runErr, failureNodes(out))
 	}
 	if out == nil {
-		_, perr := agentkit.ParseAdapterOutput(res.Stdout)
 		return nil, fail("output", perr, nil)
 	}
 	if out.Error != "" {
