@@ -149,7 +149,6 @@ type Summary struct {
 	Error         string    `json:"error,omitempty"`
 }
 
-
 func summaryOf(t *Thread, st State) Summary {
 	s := Summary{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),
 		Head: string(t.Head.Node.Alias), HeadCommit: t.Head.Commit.String(), Status: st.Status,
