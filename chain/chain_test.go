@@ -506,3 +506,36 @@ func TestRepositoryShapes(t *testing.T) {
 	chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "x"}, "")
 	chaintest.Fsck(t, dir)
 }
+
+// TestReadsWriteNothing: listing, reading and walking threads in a fresh
+// process (no caches) adds no object to the repository.
+func TestReadsWriteNothing(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, _ := r.StartThread(ctx, info, "task", dir)
+	chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "x"}, "body")
+	objectsNow := func() string {
+		return chaintest.Git(t, dir, "count-objects", "-v")
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git", "uwf")); err != nil {
+		t.Fatal(err)
+	}
+	before := objectsNow()
+	fresh := chaintest.Open(t, dir)
+	if _, err := fresh.List(ctx, chain.ListOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := fresh.Thread(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Read(ctx, got, chain.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Steps(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if after := objectsNow(); after != before {
+		t.Fatalf("reads wrote objects:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

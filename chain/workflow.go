@@ -145,10 +145,13 @@ func (r *Repo) LoadWorkflow(ctx context.Context, alias objects.Alias) (*Workflow
 	if err != nil {
 		return nil, fmt.Errorf("load workflow %s: %w", alias, err)
 	}
-	return r.workflowFromNode(ctx, n)
+	return r.workflowFromNode(ctx, n, plumbing.ZeroHash)
 }
 
-func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node) (*WorkflowInfo, error) {
+// workflowFromNode decodes a Workflow node. tree is the tree that pins it
+// when the caller read it from one; otherwise the pinning tree is built
+// (and written) the way MaterializeWorkflow builds it.
+func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree plumbing.Hash) (*WorkflowInfo, error) {
 	wfSchema, err := r.schema("uwf.Workflow")
 	if err != nil {
 		return nil, err
@@ -183,13 +186,15 @@ func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node) (*WorkflowI
 	if err != nil {
 		return nil, fmt.Errorf("workflow %s: %w", n.Alias, err)
 	}
-	info := &WorkflowInfo{Alias: n.Alias, OID: n.OID, Name: w.Name, Workflow: w, RoleSchemas: roleSchemas}
-	if info.Tree, err = r.workflowTree(n.Alias, n.OID, w); err != nil {
-		return nil, err
+	info := &WorkflowInfo{Alias: n.Alias, OID: n.OID, Name: w.Name, Workflow: w, RoleSchemas: roleSchemas, Tree: tree}
+	if tree.IsZero() {
+		if info.Tree, err = r.workflowTree(n.Alias, n.OID, w); err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		r.workflows[info.Alias] = info
+		r.mu.Unlock()
 	}
-	r.mu.Lock()
-	r.workflows[info.Alias] = info
-	r.mu.Unlock()
 	return info, nil
 }
 
@@ -227,14 +232,10 @@ func (r *Repo) loadWorkflowTree(ctx context.Context, tree plumbing.Hash) (*Workf
 	if err := r.learnTree(tree, "nodes"); err != nil {
 		return nil, err
 	}
-	info, err = r.workflowFromNode(ctx, n)
+	// A read never writes: the tree it came from is the pinning tree.
+	info, err = r.workflowFromNode(ctx, n, tree)
 	if err != nil {
 		return nil, err
-	}
-	if info.Tree != tree {
-		copied := *info
-		copied.Tree = tree
-		info = &copied
 	}
 	r.mu.Lock()
 	r.pinned[tree] = info
