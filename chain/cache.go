@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"hash/crc32"
@@ -178,28 +177,11 @@ func (r *Repo) storeSummaries(entries []cachedSummary) {
 	for _, c := range entries {
 		b.WriteString(formatSummaryLine(c))
 	}
-	dir := filepath.Dir(r.summaryCachePath())
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(r.summaryCachePath()), 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+summaryCacheName+"-*")
-	if err != nil {
-		return
-	}
-	w := bufio.NewWriter(tmp)
-	_, werr := w.Write(b.Bytes())
-	if werr == nil {
-		werr = w.Flush()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), r.summaryCachePath())
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
+	// A cache that cannot be written only costs speed.
+	_ = writeFileAtomic(r.summaryCachePath(), b.Bytes())
 }
 
 // lockedThreads lists the threads that have a lock file: only those can be

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
@@ -537,5 +538,38 @@ func TestReadsWriteNothing(t *testing.T) {
 	}
 	if after := objectsNow(); after != before {
 		t.Fatalf("reads wrote objects:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// TestListCacheNotRewrittenForUnreadableThreads: a thread ref that points
+// at something that is not a thread is reported as failed, never cached,
+// and does not make every listing rewrite the summary cache.
+func TestListCacheNotRewrittenForUnreadableThreads(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	if _, err := r.StartThread(ctx, info, "task", dir); err != nil {
+		t.Fatal(err)
+	}
+	chaintest.Git(t, dir, "update-ref", "refs/uwf/threads/01ARZ3NDEKTSV4RRFFQ69G5FAV", "HEAD")
+	list, err := r.List(ctx, chain.ListOptions{All: true})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	cache := filepath.Join(dir, ".git", "uwf", "cache", "summaries")
+	first, err := os.Stat(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	list, err = chaintest.Open(t, dir).List(ctx, chain.ListOptions{All: true})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("second list: %+v %v", list, err)
+	}
+	second, err := os.Stat(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.ModTime().Equal(first.ModTime()) {
+		t.Fatal("the summary cache was rewritten although nothing changed")
 	}
 }

@@ -220,7 +220,6 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	slices.SortFunc(ids, func(a, b ThreadID) int { return strings.Compare(string(b), string(a)) })
 	cache, locked := l.cache, l.locked
 	keep := make([]cachedSummary, 0, len(ids))
-	changed := len(cache) != len(ids)
 	keys := make(map[ThreadID]cacheKey, len(ids))
 	var misses []ThreadID
 	for _, id := range ids {
@@ -230,10 +229,17 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 			misses = append(misses, id)
 		}
 	}
+	// Rewrite the cache file only when it would change: it holds entries
+	// that are no longer hits (gone or moved threads), or a miss produced a
+	// cacheable summary. Unreadable threads are never cached, so they alone
+	// do not cause a rewrite on every listing.
+	changed := len(cache) != len(ids)-len(misses)
 	if len(misses) > 0 {
-		changed = true
 		for id, c := range r.summarizeMany(ctx, misses, keys, listBatchMin) {
 			cache[id] = c
+			if c.sum.Thread != "" {
+				changed = true
+			}
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
