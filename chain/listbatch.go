@@ -195,24 +195,7 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 	n.OID = plumbing.NewHash(nodeObj.OID)
 	e := h.entry
 	e.Node = n
-	title, err := r.schemaTitle(n.Type)
-	if err != nil {
-		return false
-	}
-	switch title {
-	case "uwf.StartNode":
-		e.Kind, e.Start = KindStart, &StartNode{}
-		err = n.Decode(e.Start)
-	case "uwf.StepNode":
-		e.Kind, e.Step = KindStep, &StepNode{}
-		err = n.Decode(e.Step)
-	case "uwf.CancelNode":
-		e.Kind, e.Cancel = KindCancel, &CancelNode{}
-		err = n.Decode(e.Cancel)
-	default:
-		return false
-	}
-	if err != nil {
+	if r.decodeNode(e) != nil {
 		return false
 	}
 	start, err := objects.DecodeNode(startObj.Data)
