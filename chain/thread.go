@@ -410,11 +410,7 @@ func (r *Repo) Text(e *Entry, a objects.Alias) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var s string
-	if err := json.Unmarshal(n.Payload, &s); err != nil {
-		return "", fmt.Errorf("node %s is not text: %w", a, err)
-	}
-	return s, nil
+	return decodeText(n)
 }
 
 // AppendOptions describe a step to append.
@@ -761,14 +757,19 @@ func summarize(body string, output map[string]any) string {
 	return ""
 }
 
+// textNode reads a text node that is not (yet) in any commit.
 func (r *Repo) textNode(a objects.Alias) (string, error) {
 	n, err := r.Store.Get(a)
 	if err != nil {
 		return "", err
 	}
+	return decodeText(n)
+}
+
+func decodeText(n objects.Node) (string, error) {
 	var text string
 	if err := json.Unmarshal(n.Payload, &text); err != nil {
-		return "", fmt.Errorf("node %s is not text: %w", a, err)
+		return "", fmt.Errorf("node %s is not text: %w", n.Alias, err)
 	}
 	return text, nil
 }

@@ -31,9 +31,6 @@ type AgentSpec struct {
 // DefaultTimeout bounds an agent run when nothing else is configured.
 const DefaultTimeout = 30 * time.Minute
 
-// DefaultMaxOutput caps an agent's stdout and stderr each.
-const DefaultMaxOutput = 64 << 20
-
 // Engine runs steps on one repository.
 type Engine struct {
 	Repo *chain.Repo
@@ -46,7 +43,7 @@ type Engine struct {
 	AgentStderr io.Writer
 	// Env is added to every agent's environment.
 	Env []string
-	// MaxOutput caps the agent's stdout and stderr (0: DefaultMaxOutput).
+	// MaxOutput caps the agent's stdout and stderr (0: agentkit.DefaultMaxOutput).
 	MaxOutput int64
 	// Self is this program's executable; command lines starting with
 	// "git-uwf" or "git uwf" run it directly.
@@ -225,10 +222,6 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	maxOut := e.MaxOutput
-	if maxOut <= 0 {
-		maxOut = DefaultMaxOutput
-	}
 	stop := func(string) {}
 	if e.Progress != nil {
 		stop = e.Progress(fmt.Sprintf("%s · %s", p.role, spec.Name))
@@ -237,7 +230,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	e.Repo.WarmIdentity(ctx)
 	started := time.Now()
 	res, runErr := agentkit.Run(ctx, agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
-		Timeout: timeout, MaxOutput: maxOut, Stderr: e.AgentStderr})
+		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr})
 	completed := time.Now()
 	fail := func(phase string, err error, nodes []objects.Alias) error {
 		stop("failed")
