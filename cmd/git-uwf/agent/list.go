@@ -50,6 +50,9 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 		Usage: "list the agent aliases, their command lines and where they are defined",
 		Flags: []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
+			if err := cmdutil.NoArgs(c); err != nil {
+				return err
+			}
 			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err

@@ -56,11 +56,11 @@ func discover(ctx context.Context, f *cmdutil.Factory) (config.Paths, bool, erro
 }
 
 func load(ctx context.Context, f *cmdutil.Factory) (*config.Config, error) {
-	paths, _, err := discover(ctx, f)
+	wd, err := f.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return config.Load(paths, f.Getenv)
+	return config.LoadDir(ctx, wd, f.Getenv)
 }
 
 func value(e config.Entry) Value {
@@ -77,6 +77,9 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "builtin", Usage: "include the built-in defaults"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := cmdutil.NoArgs(c); err != nil {
+				return err
+			}
 			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err

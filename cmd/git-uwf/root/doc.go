@@ -3,7 +3,7 @@
 //
 // [Main] is what cmd/git-uwf calls; [Run] does the work for one command line
 // and is what tests (and testscript) call. A fresh *cli.App is built for
-// every run by [NewApp]; nothing is kept in package variables, and urfave/cli's
+// every run by [Run]; nothing is kept in package variables, and urfave/cli's
 // own globals (OsExiter, ErrWriter, HelpPrinter, HelpFlag, VersionFlag) are
 // neither set nor relied on.
 //
@@ -11,7 +11,7 @@
 //
 // Every top-level command is listed once, in [Commands] (commands.go). A
 // command group lives in its own package cmd/git-uwf/<group>, exported as
-// NewCmdX(f *cmdutil.Factory) *cli.Command; its verbs live below it. NewApp
+// NewCmdX(f *cmdutil.Factory) *cli.Command; its verbs live below it. Run
 // then, for every command in the tree:
 //
 //   - adds a -h/--help flag (there is no "help" subcommand);

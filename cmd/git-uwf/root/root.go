@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -55,12 +56,6 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string, commands func(*
 	err = normalizeError(err, strings.Join(path, " "))
 	cmdutil.PrintError(f.IO.ErrOut, err)
 	return cmdutil.ExitCode(err)
-}
-
-// NewApp returns the git-uwf app with the commands from [Commands], wired to
-// f. Run it with the arguments passed through reorderArgs.
-func NewApp(f *cmdutil.Factory) *cli.App {
-	return newApp(f, Commands(f))
 }
 
 func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
@@ -194,14 +189,20 @@ func groupAction(path string) cli.ActionFunc {
 // usageError turns urfave/cli's flag-parsing error into a one-line
 // *cmdutil.FlagError for the command at path.
 func usageError(path string) cli.OnUsageErrorFunc {
-	return func(_ *cli.Context, err error, _ bool) error {
-		return &cmdutil.FlagError{Err: flagMessage(err), Command: path}
+	return func(c *cli.Context, err error, _ bool) error {
+		var flags []cli.Flag
+		if c != nil && c.Command != nil {
+			flags = c.Command.Flags
+		} else if c != nil && c.App != nil {
+			flags = c.App.Flags
+		}
+		return &cmdutil.FlagError{Err: flagMessage(err, flags), Command: path}
 	}
 }
 
 // flagMessage rewords the flag package's errors, which spell every flag
 // with one dash, the way the user wrote it.
-func flagMessage(err error) error {
+func flagMessage(err error, flags []cli.Flag) error {
 	msg := err.Error()
 	for _, p := range []struct{ from, to string }{
 		{"flag provided but not defined: -", "unknown flag: "},
@@ -211,7 +212,29 @@ func flagMessage(err error) error {
 			return errors.New(p.to + dashed(name))
 		}
 	}
+	// invalid value "5" for flag -timeout: parse error
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s: invalid value %s (%s)", dashed(m[2]), m[1], valueHint(m[2], flags))
+	}
 	return err
+}
+
+var invalidValue = regexp.MustCompile(`^invalid value ("[^"]*") for flag -([^:]+): (.*)$`)
+
+// valueHint says what kind of value the named flag wants.
+func valueHint(name string, flags []cli.Flag) string {
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.DurationFlag:
+			return "want a duration such as 90s or 30m"
+		case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag:
+			return "want a whole number"
+		}
+	}
+	return "see -h for the expected form"
 }
 
 // dashed writes a flag name as -x or --name.

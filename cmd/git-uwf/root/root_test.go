@@ -212,7 +212,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{`thread start x --bogus`, "error: unknown flag: --bogus; run 'git uwf thread start -h' for usage\n"},
 		{`thread start -z`, "error: unknown flag: -z; run 'git uwf thread start -h' for usage\n"},
 		{`--bogus thread list`, "error: unknown flag: --bogus; run 'git uwf -h' for usage\n"},
-		{`thread start --count many`, "error: invalid value \"many\" for flag -count: parse error; run 'git uwf thread start -h' for usage\n"},
+		{`thread start --count many`, "error: --count: invalid value \"many\" (want a whole number); run 'git uwf thread start -h' for usage\n"},
 		{`thread start -p`, "error: flag needs an argument: -p; run 'git uwf thread start -h' for usage\n"},
 		{`thread bogus`, "error: unknown command \"bogus\" for \"git uwf thread\"; run 'git uwf thread -h' for usage\n"},
 		{`bogus`, "error: unknown command \"bogus\"; run 'git uwf -h' for usage\n"},

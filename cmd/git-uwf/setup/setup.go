@@ -57,6 +57,9 @@ func NewCmdSetup(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if err := cmdutil.NoArgs(c); err != nil {
+				return err
+			}
 			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err

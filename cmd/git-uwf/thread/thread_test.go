@@ -155,3 +155,19 @@ func TestStartRedactsSecrets(t *testing.T) {
 		t.Fatalf("prompt stored unredacted: %s", list)
 	}
 }
+
+func TestBadFlagValues(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"thread", "step", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--timeout", "5"}, `--timeout: invalid value "5" (want a duration such as 90s or 30m)`},
+		{[]string{"thread", "read", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--quota", "abc"}, `--quota: invalid value "abc" (want a whole number)`},
+	} {
+		r := cmdtest.Run(t, dir, now, tt.args...)
+		if r.Code != 2 || !strings.Contains(r.Err, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", tt.args, r.Code, r.Err, tt.want)
+		}
+	}
+}
