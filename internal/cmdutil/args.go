@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -29,4 +30,29 @@ func NoArgs(c *cli.Context) error {
 		return FlagErrorf("unexpected argument %q", c.Args().First())
 	}
 	return nil
+}
+
+// AbsPath resolves path against the command's working directory (which
+// honours -C), never against the process's.
+func AbsPath(getwd func() (string, error), path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path), nil
+	}
+	wd, err := getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, path), nil
+}
+
+// FirstLine returns the first non-blank line of s, cut to max runes.
+func FirstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
 }

@@ -86,9 +86,9 @@ func ResolveWorkflow(ctx context.Context, f *Factory, repo *chain.Repo, arg stri
 		return nil, err
 	}
 	if looksLikePath(arg) {
-		path := arg
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(wd, path)
+		path, err := AbsPath(f.Getwd, arg)
+		if err != nil {
+			return nil, err
 		}
 		w, err := LoadWorkflowFile(path)
 		if err != nil {

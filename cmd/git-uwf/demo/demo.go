@@ -43,16 +43,15 @@ func NewCmdDemo(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "dir", Usage: "create the demo repository in `DIR` (must not exist or be empty)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return cmdutil.FlagErrorf("demo takes no arguments")
+			if err := cmdutil.NoArgs(c); err != nil {
+				return err
 			}
 			dir := c.String("dir")
-			if dir != "" && !filepath.IsAbs(dir) {
-				wd, err := f.Getwd()
-				if err != nil {
+			if dir != "" {
+				var err error
+				if dir, err = cmdutil.AbsPath(f.Getwd, dir); err != nil {
 					return err
 				}
-				dir = filepath.Join(wd, dir)
 			}
 			return run(c.Context, f, Options{Dir: dir})
 		},

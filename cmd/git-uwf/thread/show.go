@@ -96,18 +96,18 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		fmt.Fprintf(tw, "status\t%s\n", out.Status)
 		if st.CurrentRole != "" {
 			fmt.Fprintf(tw, "next role\t%s\n", st.CurrentRole)
-			fmt.Fprintf(tw, "next prompt\t%s\n", firstLine(st.Next.Prompt, 100))
+			fmt.Fprintf(tw, "next prompt\t%s\n", cmdutil.FirstLine(st.Next.Prompt, 100))
 		}
 		if st.SuspendedRole != "" {
 			fmt.Fprintf(tw, "suspended at\t%s\n", st.SuspendedRole)
-			fmt.Fprintf(tw, "message\t%s\n", firstLine(st.SuspendMessage, 100))
+			fmt.Fprintf(tw, "message\t%s\n", cmdutil.FirstLine(st.SuspendMessage, 100))
 		}
 		if st.Error != "" {
-			fmt.Fprintf(tw, "error\t%s\n", firstLine(st.Error, 200))
+			fmt.Fprintf(tw, "error\t%s\n", cmdutil.FirstLine(st.Error, 200))
 		}
 		fmt.Fprintf(tw, "steps\t%d\n", out.Steps)
 		fmt.Fprintf(tw, "head\t%s (commit %s)\n", out.Head, out.HeadCommit[:12])
-		fmt.Fprintf(tw, "task\t%s\n", firstLine(out.Prompt, 100))
+		fmt.Fprintf(tw, "task\t%s\n", cmdutil.FirstLine(out.Prompt, 100))
 		fmt.Fprintf(tw, "cwd\t%s\n", out.Cwd)
 		if err := tw.Flush(); err != nil {
 			return err
@@ -115,7 +115,7 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		if len(out.Attempts) > 0 {
 			fmt.Fprintf(w, "\nfailed attempts on this head (newest first):\n")
 			for _, a := range out.Attempts {
-				fmt.Fprintf(w, "  %s  %s (%s, %s): %s\n", a.Commit[:12], a.Role, a.Agent, a.Phase, firstLine(a.Error, 120))
+				fmt.Fprintf(w, "  %s  %s (%s, %s): %s\n", a.Commit[:12], a.Role, a.Agent, a.Phase, cmdutil.FirstLine(a.Error, 120))
 			}
 		}
 		if out.Hint != nil {
@@ -207,7 +207,7 @@ func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, fo
 			if next == "" {
 				next = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Thread, s.Workflow, s.Status, next, ago(now, s.UpdatedAt), firstLine(s.Prompt, 50))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Thread, s.Workflow, s.Status, next, ago(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
 		}
 		return tw.Flush()
 	})

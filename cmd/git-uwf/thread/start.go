@@ -80,9 +80,8 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	}
 	cwd := wd
 	if opts.Cwd != "" {
-		cwd = opts.Cwd
-		if !filepath.IsAbs(cwd) {
-			cwd = filepath.Join(wd, cwd)
+		if cwd, err = cmdutil.AbsPath(f.Getwd, opts.Cwd); err != nil {
+			return err
 		}
 		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 			return fmt.Errorf("--cwd %s: not a directory", opts.Cwd)

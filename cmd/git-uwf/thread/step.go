@@ -152,7 +152,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 			fmt.Fprintf(w, "thread %s completed\n", last.Thread)
 		case chain.StatusSuspended:
 			fmt.Fprintf(w, "thread %s suspended at %s: %s\nanswer with: git uwf thread resume %s -p \"<answer>\"\n",
-				last.Thread, deref(last.SuspendedRole), firstLine(deref(last.SuspendMessage), 200), last.Thread)
+				last.Thread, deref(last.SuspendedRole), cmdutil.FirstLine(deref(last.SuspendMessage), 200), last.Thread)
 		default:
 			fmt.Fprintf(w, "thread %s is %s; next role: %s\n", last.Thread, last.Status, deref(last.CurrentRole))
 		}

@@ -81,7 +81,7 @@ func historyRun(ctx context.Context, opts *HistoryOptions) error {
 		fmt.Fprintln(tw, "HASH\tCOMMIT\tUPDATED\tDESCRIPTION")
 		for _, v := range out {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Hash, v.Commit[:min(12, len(v.Commit))],
-				v.UpdatedAt.Format("2006-01-02 15:04"), firstLine(v.Description, 60))
+				v.UpdatedAt.Format("2006-01-02 15:04"), cmdutil.FirstLine(v.Description, 60))
 		}
 		return tw.Flush()
 	})

@@ -31,19 +31,6 @@ func NewCmdWorkflow(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// absPath makes path absolute against the command's working directory
-// (which -C may have changed).
-func absPath(getwd func() (string, error), path string) (string, error) {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path), nil
-	}
-	wd, err := getwd()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(wd, path), nil
-}
-
 // InvalidError is a workflow file that failed validation. Its message is the
 // whole report, one "file:line:col: message" line per problem, with file
 // names as the user would write them.
@@ -66,7 +53,7 @@ func (e *InvalidError) Error() string {
 // A validation failure is an *InvalidError whose problems name files
 // relative to the directory the user named.
 func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, error) {
-	abs, err := absPath(getwd, path)
+	abs, err := cmdutil.AbsPath(getwd, path)
 	if err != nil {
 		return nil, err
 	}
@@ -93,17 +80,4 @@ func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, e
 		problems[i] = p
 	}
 	return nil, &InvalidError{Path: path, Problems: problems}
-}
-
-// firstLine returns the first non-empty line of s, cut to max runes.
-func firstLine(s string, max int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	r := []rune(s)
-	if len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
 }
