@@ -293,7 +293,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		return nil, fail(phase, err, []objects.Alias{ref.Alias})
 	}
 	stop("done")
-	return e.result(ctx, t.ID, entry, spec.Name)
+	return e.result(ctx, t, entry, spec.Name)
 }
 
 func failureNodes(out *agentkit.AdapterOutput) []objects.Alias {
@@ -310,12 +310,13 @@ func failureNodes(out *agentkit.AdapterOutput) []objects.Alias {
 }
 
 // result describes the thread after a successful step.
-func (e *Engine) result(ctx context.Context, id chain.ThreadID, entry *chain.Entry, agent string) (*Result, error) {
-	t, err := e.Repo.ThreadAt(ctx, id, entry.Commit)
-	if err != nil {
-		return nil, err
-	}
-	st, err := e.Repo.State(ctx, t)
+// The thread before the step is t: its start and pinned workflow are the
+// same, only the head is the new entry, so nothing is read again.
+func (e *Engine) result(ctx context.Context, before *chain.Thread, entry *chain.Entry, agent string) (*Result, error) {
+	t := *before
+	t.Head = entry
+	id := t.ID
+	st, err := e.Repo.State(ctx, &t)
 	if err != nil {
 		return nil, err
 	}
