@@ -104,9 +104,6 @@ func (s *Store) PutText(text string) (Ref, error) {
 // PutSchema stores a schema node: schema must be a JSON Schema document that
 // matches the meta-schema and compiles.
 func (s *Store) PutSchema(schema any) (Ref, error) {
-	if _, err := s.MetaSchema(); err != nil {
-		return Ref{}, err
-	}
 	return s.Put(s.meta, schema)
 }
 
@@ -117,25 +114,42 @@ func (s *Store) Put(typ Alias, payload any) (Ref, error) {
 	if err != nil {
 		return Ref{}, fmt.Errorf("put node of type %s: %w", typ, err)
 	}
+	blob := encodeCanonicalNode(typ, p)
 	if typ == s.meta {
-		if _, err := s.MetaSchema(); err != nil {
-			return Ref{}, err
-		}
+		return s.putSchema(blob, p)
 	}
 	if err := s.validateCanonical(typ, p); err != nil {
 		return Ref{}, err
 	}
-	blob := encodeCanonicalNode(typ, p)
-	if typ == s.meta {
-		// A schema must also compile.
-		a := AliasOf(blob)
-		doc, err := decodeNumbers(p)
+	return s.write(blob)
+}
+
+// putSchema stores a schema node. A schema this Store has compiled before
+// (the built-in ones are stored again on every step) is only written; a new
+// one is validated against the meta-schema, compiled, and kept compiled.
+func (s *Store) putSchema(blob, payload []byte) (Ref, error) {
+	a := AliasOf(blob)
+	s.schemaMu.Lock()
+	_, known := s.schemas[a]
+	s.schemaMu.Unlock()
+	if !known {
+		if _, err := s.MetaSchema(); err != nil {
+			return Ref{}, err
+		}
+		if err := s.validateCanonical(s.meta, payload); err != nil {
+			return Ref{}, err
+		}
+		doc, err := decodeNumbers(payload)
 		if err != nil {
 			return Ref{}, fmt.Errorf("put schema: %w", err)
 		}
-		if _, err := compileSchema(a, doc); err != nil {
+		sch, err := compileSchema(a, doc)
+		if err != nil {
 			return Ref{}, schemaError(s.meta, err)
 		}
+		s.schemaMu.Lock()
+		s.schemas[a] = &compiled{doc: doc, title: schemaTitle(doc), sch: sch}
+		s.schemaMu.Unlock()
 	}
 	return s.write(blob)
 }
