@@ -64,14 +64,10 @@ func Discover(ctx context.Context, dir string, env []string) (*Repo, error) {
 		Bare:         lines[2] == "true",
 		ObjectFormat: lines[3],
 	}
-	if !repo.Bare {
-		top, err := r.Output(ctx, "rev-parse", "--show-toplevel")
-		if err == nil {
-			repo.WorkTree = filepath.Clean(top)
-		}
-		// Inside the .git directory of a non-bare repo there is no work
-		// tree to show; that is fine.
-	}
+	// A non-bare repository seen from here has no work tree (we are inside
+	// its .git directory, or GIT_DIR names it without a work tree): the
+	// first call already showed that --show-toplevel fails, so WorkTree
+	// stays empty.
 	return repo, nil
 }
 
