@@ -86,26 +86,45 @@ func (st *refState) setTracking(remote string, refs []gitcli.RefEntry) {
 // either way nothing local is overwritten, since local refs only move
 // through reconcile and the push is never forced.
 func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState, error) {
-	var (
-		wg       sync.WaitGroup
-		theirs   map[string]string
-		lsErr    error
-		st       *refState
-		stateErr error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		theirs, lsErr = lsRemote(ctx, repo.Git, remote)
-	}()
-	st, stateErr = listState(ctx, repo, remote)
-	wg.Wait()
+	ls := startLsRemote(ctx, repo.Git, remote)
+	st, err := listState(ctx, repo, remote)
+	theirs, lsErr := ls.wait()
+	if err != nil {
+		return nil, err
+	}
 	if lsErr != nil {
 		return nil, lsErr
 	}
-	if stateErr != nil {
-		return nil, stateErr
-	}
+	return st, applyRemote(ctx, repo, remote, st, theirs)
+}
+
+// remoteListing is a git ls-remote running in the background.
+type remoteListing struct {
+	done chan struct{}
+	refs map[string]string
+	err  error
+}
+
+// startLsRemote starts listing the remote's refs/uwf/*.
+func startLsRemote(ctx context.Context, g *gitcli.Runner, remote string) *remoteListing {
+	l := &remoteListing{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.refs, l.err = lsRemote(ctx, g, remote)
+	}()
+	return l
+}
+
+// wait returns the listing once it is done.
+func (l *remoteListing) wait() (map[string]string, error) {
+	<-l.done
+	return l.refs, l.err
+}
+
+// applyRemote brings the remote-tracking refs of st up to date with theirs,
+// the remote's refs/uwf/* as listed: it fetches what moved and prunes what
+// is gone, as described at fetchState.
+func applyRemote(ctx context.Context, repo *chain.Repo, remote string, st *refState, theirs map[string]string) error {
 	var changed, gone []string
 	for name, oid := range theirs {
 		if st.tracking[name] != oid {
@@ -118,11 +137,11 @@ func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState
 		}
 	}
 	if len(changed) == 0 && len(gone) == 0 {
-		return st, nil
+		return nil
 	}
 	st.moved = true
 	if len(changed) > maxExplicitRefs {
-		return st, fetchAll(ctx, repo, remote, st)
+		return fetchAll(ctx, repo, remote, st)
 	}
 	if len(changed) > 0 {
 		args := []string{"fetch", "--no-tags", "--no-write-fetch-head", remote}
@@ -132,7 +151,7 @@ func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState
 		if _, err := repo.Git.Run(ctx, nil, args...); err != nil {
 			// A ref deleted on the remote since the listing makes the
 			// explicit fetch fail; the wildcard fetch copes with that.
-			return st, fetchAll(ctx, repo, remote, st)
+			return fetchAll(ctx, repo, remote, st)
 		}
 	}
 	var prune []gitcli.RefUpdate
@@ -140,7 +159,7 @@ func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState
 		prune = append(prune, gitcli.RefUpdate{Ref: trackingRef(remote, name), New: gitcli.ZeroOID, Old: st.tracking[name]})
 	}
 	if err := repo.Git.UpdateRefs(ctx, "uwf: pruned, gone from "+remote, prune...); err != nil {
-		return st, fmt.Errorf("prune remote-tracking refs of %s: %w", remote, err)
+		return fmt.Errorf("prune remote-tracking refs of %s: %w", remote, err)
 	}
 	for _, name := range gone {
 		delete(st.tracking, name)
@@ -152,7 +171,7 @@ func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState
 		}
 		now, err := readRefs(ctx, repo.Git, patterns)
 		if err != nil {
-			return st, fmt.Errorf("read remote-tracking refs of %s: %w", remote, err)
+			return fmt.Errorf("read remote-tracking refs of %s: %w", remote, err)
 		}
 		for i, name := range changed {
 			if oid, ok := now[patterns[i]]; ok {
@@ -163,7 +182,7 @@ func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState
 		}
 	}
 	st.trackingOrder = slices.Sorted(maps.Keys(st.tracking))
-	return st, nil
+	return nil
 }
 
 // fetchAll runs git fetch --prune of the whole refs/uwf/* namespace and

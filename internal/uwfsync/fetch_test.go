@@ -124,3 +124,36 @@ func TestFetchMovedAndPruned(t *testing.T) {
 		t.Errorf("remote %s = %s after sync, want %s", gone.ID, got, gone.Head.Commit)
 	}
 }
+
+// TestSyncEarlyPushRefused: B's sync pushes its new refs while it lists the
+// remote; A has stepped a thread B stepped too, so the remote refuses that
+// whole push. The sync still ends with both lines kept and everything
+// pushed, and reports no rejection.
+func TestSyncEarlyPushRefused(t *testing.T) {
+	t.Parallel()
+	repos := synctest.ReposAndRemote(t)
+	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
+	th := start(t, a, "shared")
+	mustSync(t, a)
+	mustFetch(t, b)
+	aStep := develop(t, a, th.ID, "A's step")
+	bStep := develop(t, b, th.ID, "B's step")
+	own := start(t, b, "B's own")
+	mustSync(t, a)
+
+	rep := mustSync(t, b)
+	fork := result(t, rep, th.ID.Ref(), uwfsync.KindForked).Fork
+	result(t, rep, own.ID.Ref(), uwfsync.KindPushed)
+	result(t, rep, fork, uwfsync.KindPushed)
+	for ref, want := range map[string]string{th.ID.Ref(): aStep.Commit.String(), fork: bStep.Commit.String(), own.ID.Ref(): own.Head.Commit.String()} {
+		if got := chaintest.Git(t, repos.Remote, "rev-parse", ref); got != want {
+			t.Errorf("remote %s = %s, want %s", ref, got, want)
+		}
+		if got := chaintest.Git(t, repos.B, "rev-parse", "refs/remotes/origin/uwf/"+strings.TrimPrefix(ref, "refs/uwf/")); got != want {
+			t.Errorf("B's remote-tracking ref of %s = %s, want %s", ref, got, want)
+		}
+	}
+	if changed := mustSync(t, b).Changed(); len(changed) != 0 {
+		t.Errorf("second sync changed %+v", changed)
+	}
+}

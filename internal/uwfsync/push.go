@@ -203,22 +203,58 @@ func parsePorcelain(out string) []porcelainLine {
 // and this clone hold the same threads, and every diverged line is kept on
 // both as a fork. Its report lists the fetch results, then the push results.
 //
-// The push starts only after reconcile, from the refs as reconcile left
-// them, and is never forced: if a teammate pushes between the fetch and the
-// push, the remote refuses the non-fast-forward update (atomically, so
-// nothing is half pushed), the report says rejected, and the next sync
-// fetches their steps and forks as usual.
+// The refs that already differ from their remote-tracking refs are pushed
+// while the remote is being listed, since that is what the push after
+// reconcile would send in the usual case of new local steps. The push is
+// never forced and is atomic, so this is safe whatever the remote holds: if
+// anyone moved one of those refs on the remote, the remote refuses the whole
+// push, its results are dropped, and the usual push after reconcile sends
+// the reconciled refs (and reports any rejection). A push after reconcile
+// runs only when something still differs. If a teammate pushes between the
+// fetch and that push, the remote refuses it the same way, the report says
+// rejected, and the next sync fetches their steps and forks as usual.
 func Sync(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions) (*Report, error) {
 	if err := CheckRemote(ctx, repo, remote); err != nil {
 		return nil, err
 	}
-	st, err := fetchState(ctx, repo, remote)
+	ls := startLsRemote(ctx, repo.Git, remote)
+	st, err := listState(ctx, repo, remote)
 	if err != nil {
+		_, _ = ls.wait()
+		return nil, err
+	}
+	var early *Report
+	if !opts.DryRun {
+		if early, err = push(ctx, repo, remote, opts, st); err != nil {
+			_, _ = ls.wait()
+			return early, err
+		}
+		if early.Failed() {
+			early = nil
+		}
+	}
+	theirs, err := ls.wait()
+	if err != nil {
+		return nil, err
+	}
+	if early != nil {
+		// The listing may predate the push: a ref the remote still listed
+		// at its old value now holds what was pushed.
+		for _, res := range early.Results {
+			if (res.Kind == KindPushed || res.Kind == KindUpToDate) && theirs[res.Ref] == res.Old {
+				theirs[res.Ref] = res.New
+			}
+		}
+	}
+	if err := applyRemote(ctx, repo, remote, st, theirs); err != nil {
 		return nil, err
 	}
 	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
 	if err != nil {
 		return rep, err
+	}
+	if early != nil {
+		rep.Results = append(rep.Results, early.Results...)
 	}
 	pushed, err := push(ctx, repo, remote, opts, st)
 	if pushed != nil {
