@@ -29,6 +29,8 @@ type refState struct {
 	trackingOrder []string
 	// moved reports that this run moved a remote-tracking ref.
 	moved bool
+	// written counts the remote-tracking refs this run wrote.
+	written int
 }
 
 // listState reads the local and the remote-tracking git-uwf refs, the two
@@ -140,6 +142,7 @@ func applyRemote(ctx context.Context, repo *chain.Repo, remote string, st *refSt
 		return nil
 	}
 	st.moved = true
+	st.written += len(changed) + len(gone)
 	if len(changed) > maxExplicitRefs {
 		return fetchAll(ctx, repo, remote, st)
 	}
@@ -249,4 +252,16 @@ func readRefs(ctx context.Context, g *gitcli.Runner, names []string) (map[string
 		}
 	}
 	return refs, nil
+}
+
+// packRefs packs the refs after a run that wrote many remote-tracking refs
+// (a first fetch or push of many threads): git writes each as a loose file,
+// and every later listing of them (each command's adopt, every fetch and
+// push) would read thousands of files until the next git gc. It runs
+// git pack-refs --all, as git gc does; ref values do not change, and a
+// failure only leaves the refs loose.
+func packRefs(ctx context.Context, repo *chain.Repo, st *refState) {
+	if st.written > maxExplicitRefs {
+		_, _ = repo.Git.Run(ctx, nil, "pack-refs", "--all")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,5 +156,35 @@ func TestSyncEarlyPushRefused(t *testing.T) {
 	}
 	if changed := mustSync(t, b).Changed(); len(changed) != 0 {
 		t.Errorf("second sync changed %+v", changed)
+	}
+}
+
+// TestManyRefsPacked: a sync that writes hundreds of remote-tracking refs
+// (the first push of many threads, the first fetch of them) leaves them
+// packed, not as one loose file each, and they keep their values.
+func TestManyRefsPacked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repos := synctest.ReposAndRemote(t)
+	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
+	wf := register(t, a, "")
+	const n = 300
+	for i := range n {
+		if _, err := a.StartThread(ctx, wf, "task "+strconv.Itoa(i), "/"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSync(t, a)
+	mustFetch(t, b)
+	for _, dir := range []string{repos.A, repos.B} {
+		loose, _ := filepath.Glob(filepath.Join(dir, ".git", "refs", "remotes", "origin", "uwf", "threads", "*"))
+		if len(loose) != 0 {
+			t.Errorf("%s: %d loose remote-tracking refs after syncing %d threads, want them packed", dir, len(loose), n)
+		}
+		tracking := chaintest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname:lstrip=4)", "refs/remotes/origin/uwf/threads/")
+		local := chaintest.Git(t, repos.A, "for-each-ref", "--format=%(objectname) %(refname:lstrip=2)", "refs/uwf/threads/")
+		if tracking != local || strings.Count(local, "\n") != n-1 {
+			t.Errorf("%s: remote-tracking threads differ from A's %d threads", dir, n)
+		}
 	}
 }

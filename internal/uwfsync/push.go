@@ -22,7 +22,12 @@ func Fetch(ctx context.Context, repo *chain.Repo, remote string) (*Report, error
 	if err != nil {
 		return nil, err
 	}
-	return reconcileState(ctx, repo, remote, modeSync, st)
+	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
+	if err == nil {
+		_ = saveAdopted(repo, remote, st, rep)
+	}
+	packRefs(ctx, repo, st)
+	return rep, err
 }
 
 // PushOptions configure Push.
@@ -52,7 +57,9 @@ func Push(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 	if err != nil {
 		return nil, err
 	}
-	return push(ctx, repo, remote, opts, st)
+	rep, err := push(ctx, repo, remote, opts, st)
+	packRefs(ctx, repo, st)
+	return rep, err
 }
 
 // push sends the refs of st.local that differ from st.tracking.
@@ -158,6 +165,7 @@ func recordPushed(ctx context.Context, repo *chain.Repo, remote string, moved []
 	if err := repo.Git.UpdateRefs(ctx, "uwf: pushed to "+remote, updates...); err != nil {
 		return fmt.Errorf("record pushed refs in %s: %w", trackingPrefix(remote), err)
 	}
+	st.written += len(moved)
 	for _, u := range moved {
 		name := chain.RefPrefix + strings.TrimPrefix(u.Ref, trackingPrefix(remote))
 		if _, ok := st.tracking[name]; !ok {
@@ -260,8 +268,10 @@ func Sync(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 	if pushed != nil {
 		rep.Results = append(rep.Results, pushed.Results...)
 	}
+	packRefs(ctx, repo, st)
 	if err != nil {
 		return rep, err
 	}
+	_ = saveAdopted(repo, remote, st, rep)
 	return rep, nil
 }

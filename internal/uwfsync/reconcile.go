@@ -73,7 +73,11 @@ func reconcile(ctx context.Context, repo *chain.Repo, remote string, m mode) (*R
 	if err != nil {
 		return nil, err
 	}
-	return reconcileState(ctx, repo, remote, m, st)
+	rep, err := reconcileState(ctx, repo, remote, m, st)
+	if err == nil {
+		_ = saveAdopted(repo, remote, st, rep)
+	}
+	return rep, err
 }
 
 // reconcileState reconciles every remote-tracking ref of st, keeping
