@@ -63,7 +63,7 @@ func listState(ctx context.Context, repo *chain.Repo, remote string) (*refState,
 }
 
 // setTracking replaces the remote-tracking values with refs (as listed by
-// for-each-ref, sorted by name).
+// for-each-ref).
 func (st *refState) setTracking(remote string, refs []gitcli.RefEntry) {
 	st.tracking = make(map[string]string, len(refs))
 	st.trackingOrder = make([]string, 0, len(refs))
@@ -71,6 +71,9 @@ func (st *refState) setTracking(remote string, refs []gitcli.RefEntry) {
 		name := chain.RefPrefix + strings.TrimPrefix(r.Name, trackingPrefix(remote))
 		st.tracking[name] = r.OID
 		st.trackingOrder = append(st.trackingOrder, name)
+	}
+	if !slices.IsSorted(st.trackingOrder) {
+		slices.Sort(st.trackingOrder)
 	}
 }
 

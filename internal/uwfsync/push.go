@@ -36,8 +36,10 @@ type PushOptions struct {
 	DryRun bool
 }
 
-// pushNamespaces are the local namespaces Push sends.
-var pushNamespaces = []string{chain.ThreadsPrefix, chain.WorkflowsPrefix, chain.AttemptsPrefix}
+// pushNamespaces returns the local namespaces Push sends.
+func pushNamespaces() []string {
+	return []string{chain.ThreadsPrefix, chain.WorkflowsPrefix, chain.AttemptsPrefix}
+}
 
 // Push sends the local threads, workflows and attempts to remote with
 // git push --atomic and refspecs without "+": the remote refuses any update
@@ -65,9 +67,10 @@ func Push(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 // push sends the refs of st.local that differ from st.tracking.
 func push(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions, st *refState) (*Report, error) {
 	rep := &Report{Remote: remote, Results: []Result{}}
+	namespaces := pushNamespaces()
 	var send []string
 	for name, oid := range st.local {
-		if st.tracking[name] != oid && slices.ContainsFunc(pushNamespaces, func(ns string) bool { return strings.HasPrefix(name, ns) }) {
+		if st.tracking[name] != oid && slices.ContainsFunc(namespaces, func(ns string) bool { return strings.HasPrefix(name, ns) }) {
 			send = append(send, name)
 		}
 	}
@@ -81,7 +84,7 @@ func push(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 	}
 	args = append(args, remote)
 	if len(send) > maxExplicitRefs {
-		for _, ns := range pushNamespaces {
+		for _, ns := range namespaces {
 			args = append(args, ns+"*:"+ns+"*")
 		}
 	} else {
