@@ -244,9 +244,16 @@ func Sync(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 			early = nil
 		}
 	}
+	// Once refs were pushed, a failure still reports them.
+	fail := func(err error) (*Report, error) {
+		if early != nil && len(early.Results) > 0 {
+			return early, err
+		}
+		return nil, err
+	}
 	theirs, err := ls.wait()
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	if early != nil {
 		// The listing may predate the push: a ref the remote still listed
@@ -258,14 +265,14 @@ func Sync(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 		}
 	}
 	if err := applyRemote(ctx, repo, remote, st, theirs); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
+	if rep != nil && early != nil {
+		rep.Results = append(rep.Results, early.Results...)
+	}
 	if err != nil {
 		return rep, err
-	}
-	if early != nil {
-		rep.Results = append(rep.Results, early.Results...)
 	}
 	pushed, err := push(ctx, repo, remote, opts, st)
 	if pushed != nil {
