@@ -551,5 +551,15 @@ func (b *bench) syncFigure(ctx context.Context) error {
 		baseline: "`git push` of that one ref", value: v, base: bv, unit: "ms", goal: "≤ 2×"})
 	b.add(row{figure: "bytes received by the remote for one new step (pack size)", baseline: "`git push` of that one ref",
 		value: median(sent[1:]), base: median(pushed[1:]), unit: "B", goal: "∝ the step"})
+	// Every command first adopts what fetches brought; with the remote set
+	// up and nothing fetched since, that must cost little.
+	list := func(int) (sample, error) { return proc(f.dir, nil, b.bin, "thread", "list", "--all") }
+	refs := func(int) (sample, error) { return proc(f.dir, nil, "git", "for-each-ref", "refs/uwf/threads") }
+	v, bv, _, err = b.measure(list, refs)
+	if err != nil {
+		return err
+	}
+	b.add(row{figure: fmt.Sprintf("warm `thread list --all` with the remote set up, %d fetched threads, nothing new", b.cfg.threads),
+		baseline: "`git for-each-ref refs/uwf/threads`", value: v, base: bv, unit: "ms", goal: "(info)"})
 	return nil
 }

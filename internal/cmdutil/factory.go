@@ -74,7 +74,9 @@ func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
 			if !mayHaveFetchedThreads(repo.Info.CommonDir) {
 				return // nothing fetched to adopt: spare the git processes
 			}
-			if _, aerr := uwfsync.Adopt(ctx, repo); aerr != nil && f.IO != nil {
+			// Only the remote-tracking refs that moved since they were
+			// last reconciled are looked at.
+			if _, aerr := uwfsync.AdoptFetched(ctx, repo); aerr != nil && f.IO != nil {
 				fmt.Fprintf(f.IO.ErrOut, "warning: taking over fetched threads: %v\n", aerr)
 			}
 		})

@@ -4,21 +4,30 @@
 // All network I/O goes through the git binary ([gitcli.Runner]) and every
 // local ref moves through a compare-and-swap ([gitcli.Runner.UpdateRefs]).
 //
-//   - [Fetch] runs git fetch into the remote-tracking namespace
-//     refs/remotes/<remote>/uwf/* and then [Reconcile]s.
+//   - [Fetch] lists the remote's refs/uwf/* (git ls-remote), fetches only
+//     the refs that moved into the remote-tracking namespace
+//     refs/remotes/<remote>/uwf/* (nothing when none moved), prunes the
+//     ones the remote no longer has, and then [Reconcile]s.
 //   - [Reconcile] compares each remote-tracking ref with its local
 //     refs/uwf/... twin and yields one [Result] per ref; one bad ref never
 //     aborts the rest. Nothing is ever dropped: when a thread diverged, the
 //     remote line keeps the thread's name and the local line is saved as a
 //     fork thread whose id is derived from what diverged ([ForkID]), so a
 //     second sync creates no duplicate.
-//   - [Push] runs git push --atomic without "+": the remote refuses every
+//   - [Push] runs git push --atomic without "+" for the refs that differ
+//     from their remote-tracking refs: the remote refuses every
 //     non-fast-forward update, so a push can never overwrite someone's steps.
-//   - [Sync] is Fetch (with Reconcile) then Push.
+//   - [Sync] is Fetch (with Reconcile) then Push. The refs that already
+//     differ are pushed while the remote is listed; if the remote refuses
+//     that push, the push after reconcile sends the reconciled refs.
 //   - [SetupRemote] adds refspecs so that plain git fetch and git push carry
 //     refs/uwf/* too, and records the remote as the default (uwf.remote).
 //   - [Adopt] applies what a plain git fetch brought (new refs and
-//     fast-forwards only) without any network I/O.
+//     fast-forwards only) without any network I/O. [AdoptFetched], which
+//     every command runs first, does the same for the remote-tracking refs
+//     that moved since they were last reconciled, as remembered in a
+//     derived record under $GIT_COMMON_DIR/uwf/cache/: when nothing moved
+//     it costs one listing of the remote-tracking refs.
 //
 // Nothing is pushed to a remote the user did not name or configure: there is
 // no iteration over all remotes.

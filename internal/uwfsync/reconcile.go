@@ -69,26 +69,35 @@ type reconciler struct {
 }
 
 func reconcile(ctx context.Context, repo *chain.Repo, remote string, m mode) (*Report, error) {
-	tracking, err := repo.Git.ForEachRef(ctx, trackingPrefix(remote))
+	st, err := listState(ctx, repo, remote)
 	if err != nil {
-		return nil, fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
+		return nil, err
 	}
-	local, err := repo.Git.ForEachRef(ctx, chain.RefPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("list local git-uwf refs: %w", err)
+	rep, err := reconcileState(ctx, repo, remote, m, st)
+	if err == nil {
+		_ = saveAdopted(repo, remote, st, rep)
 	}
-	rc := &reconciler{repo: repo, remote: remote, mode: m, local: make(map[string]string, len(local))}
-	for _, ref := range local {
-		rc.local[ref.Name] = ref.OID
-	}
-	rep := &Report{Remote: remote, Results: []Result{}}
-	for _, t := range tracking {
-		name := chain.RefPrefix + strings.TrimPrefix(t.Name, trackingPrefix(remote))
-		res := rc.one(ctx, name, t.OID)
+	return rep, err
+}
+
+// reconcileState reconciles every remote-tracking ref of st, keeping
+// st.local current as local refs move, and refreshes the alias index when
+// this run moved a ref (the index follows remote-tracking refs too; when
+// nothing moved it is as current as before).
+func reconcileState(ctx context.Context, repo *chain.Repo, remote string, m mode, st *refState) (*Report, error) {
+	rc := &reconciler{repo: repo, remote: remote, mode: m, local: st.local}
+	rep := &Report{Remote: remote, Results: make([]Result, 0, len(st.trackingOrder))}
+	moved := st.moved
+	for _, name := range st.trackingOrder {
+		res := rc.one(ctx, name, st.tracking[name])
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		rep.add(res)
+		moved = moved || res.New != res.Old
+	}
+	if !moved {
+		return rep, nil
 	}
 	if err := repo.Store.Refresh(ctx); err != nil {
 		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", remote, err)

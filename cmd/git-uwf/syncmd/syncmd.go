@@ -61,7 +61,8 @@ func NewCmdPush(f *cmdutil.Factory) *cli.Command {
 		Name:      "push",
 		Usage:     "Push threads, workflows and failed attempts to a remote (never forced)",
 		ArgsUsage: "[remote]",
-		Description: "Runs git push --atomic <remote> refs/uwf/{threads,workflows,attempts}/* without\n" +
+		Description: "Runs git push --atomic <remote> for the refs under refs/uwf/{threads,workflows,attempts}/\n" +
+			"that differ from what the remote held when you last fetched or pushed, without\n" +
 			"forcing: if the remote has steps you do not have, the push is rejected and nothing\n" +
 			"is overwritten; run git uwf sync. Only the named remote (or uwf.remote) is used.",
 		Flags: []cli.Flag{

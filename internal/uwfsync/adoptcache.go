@@ -1,0 +1,259 @@
+package uwfsync
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+)
+
+// The adopted record of a remote remembers which remote-tracking values
+// have been reconciled already, so that AdoptFetched only looks at the refs
+// a fetch moved since. It is a derived file under
+// $GIT_COMMON_DIR/uwf/cache/, one per remote:
+//
+//	uwf-adopted 1 <digest>
+//	remote <name>
+//	<oid> <refs/uwf/... name>      (sorted by name)
+//	...
+//
+// where digest is the xxhash64 (16 hex digits) of the ref lines. Every line
+// is keyed by a ref value, so the record can never make a run skip a value
+// it has not reconciled: a remote-tracking ref that moved simply differs
+// from its line. A missing, unreadable or damaged file (its digest does not
+// match its lines) counts as empty, which means a full adopt; concurrent
+// writers each write a complete file through a rename, and the last wins.
+const adoptedHead = "uwf-adopted 1 "
+
+// adoptedPath is the record of remote.
+func adoptedPath(repo *chain.Repo, remote string) string {
+	sum := sha256.Sum256([]byte(remote))
+	return filepath.Join(repo.Info.CommonDir, "uwf", "cache", "adopted-"+hex.EncodeToString(sum[:8]))
+}
+
+// refLines renders the values of names as the record's ref lines.
+func refLines(names []string, values map[string]string) []byte {
+	var b bytes.Buffer
+	for _, name := range names {
+		if oid, ok := values[name]; ok {
+			b.WriteString(oid)
+			b.WriteByte(' ')
+			b.WriteString(name)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// digestOf is the digest the record's header holds for lines.
+func digestOf(lines []byte) string {
+	return fmt.Sprintf("%016x", xxhash.Sum64(lines))
+}
+
+// readAdoptedDigest returns the digest in the header of the record, "" when
+// there is none. It reads the first line only.
+func readAdoptedDigest(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 128).ReadString('\n')
+	if err != nil {
+		return ""
+	}
+	digest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), adoptedHead)
+	if !ok || len(digest) != 16 {
+		return ""
+	}
+	return digest
+}
+
+// readAdopted returns the values recorded for remote; an empty map when the
+// record is missing or damaged.
+func readAdopted(path, remote string) map[string]string {
+	values := map[string]string{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return values
+	}
+	head, rest, ok := bytes.Cut(data, []byte("\n"))
+	if !ok {
+		return values
+	}
+	digest, ok := strings.CutPrefix(string(head), adoptedHead)
+	if !ok {
+		return values
+	}
+	name, lines, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok || string(name) != "remote "+strconv.Quote(remote) || digestOf(lines) != digest {
+		return values
+	}
+	for _, line := range strings.Split(string(lines), "\n") {
+		if oid, ref, ok := strings.Cut(line, " "); ok && len(oid) >= 40 && strings.HasPrefix(ref, chain.RefPrefix) {
+			values[ref] = oid
+		}
+	}
+	return values
+}
+
+// saveAdopted records the remote-tracking values of st as reconciled,
+// except those of refs rep reports an error for (the next run retries
+// them). The record is derived data: failing to write it only costs the
+// next run a full adopt, so the error is returned for tests alone.
+func saveAdopted(repo *chain.Repo, remote string, st *refState, rep *Report) error {
+	values := st.tracking
+	if rep != nil {
+		var failed []string
+		for _, res := range rep.Results {
+			if res.Kind == KindError {
+				failed = append(failed, res.Ref)
+			}
+		}
+		if len(failed) > 0 {
+			values = make(map[string]string, len(st.tracking))
+			for k, v := range st.tracking {
+				values[k] = v
+			}
+			for _, ref := range failed {
+				delete(values, ref)
+			}
+		}
+	}
+	lines := refLines(st.trackingOrder, values)
+	path := adoptedPath(repo, remote)
+	if readAdoptedDigest(path) == digestOf(lines) {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString(adoptedHead + digestOf(lines) + "\n")
+	b.WriteString("remote " + strconv.Quote(remote) + "\n")
+	b.Write(lines)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("adopted record: %w", err)
+	}
+	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+		return fmt.Errorf("adopted record: %w", err)
+	}
+	return nil
+}
+
+// AdoptFetched is Adopt for the refs that moved: a remote-tracking ref
+// whose value was already reconciled (by an earlier Adopt, AdoptFetched,
+// Fetch, Reconcile or Sync, as remembered in a derived record under
+// $GIT_COMMON_DIR/uwf/cache/) is not looked at again, and when no
+// remote-tracking ref moved it costs one listing of them and the read of
+// one line. Its reports list only the refs it reconciled. A local ref
+// deleted after its remote-tracking value was adopted is therefore not
+// brought back until the remote moves it; Adopt and git uwf fetch look at
+// every ref.
+func AdoptFetched(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
+	remotes, err := SetUpRemotes(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	var reports []*Report
+	for _, remote := range remotes {
+		rep, err := adoptFetched(ctx, repo, remote)
+		if rep != nil {
+			reports = append(reports, rep)
+		}
+		if err != nil {
+			return reports, err
+		}
+	}
+	return reports, nil
+}
+
+func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report, error) {
+	tracking, err := repo.Git.ForEachRef(ctx, trackingPrefix(remote))
+	if err != nil {
+		return nil, fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
+	}
+	st := &refState{}
+	st.setTracking(remote, tracking)
+	path := adoptedPath(repo, remote)
+	if readAdoptedDigest(path) == digestOf(refLines(st.trackingOrder, st.tracking)) {
+		return nil, nil
+	}
+	done := readAdopted(path, remote)
+	all := st.trackingOrder
+	var changed []string
+	for _, name := range all {
+		if done[name] != st.tracking[name] {
+			changed = append(changed, name)
+		}
+	}
+	var rep *Report
+	if len(changed) > 0 {
+		local, err := repo.Git.ForEachRef(ctx, chain.RefPrefix)
+		if err != nil {
+			return nil, fmt.Errorf("list local git-uwf refs: %w", err)
+		}
+		st.local = make(map[string]string, len(local))
+		for _, r := range local {
+			st.local[r.Name] = r.OID
+		}
+		st.trackingOrder = changed
+		if rep, err = reconcileState(ctx, repo, remote, modeAdopt, st); err != nil {
+			return rep, err
+		}
+		st.trackingOrder = all
+	}
+	_ = saveAdopted(repo, remote, st, rep)
+	if n := looseTrackingRefs(repo, remote); n > maxExplicitRefs {
+		st.written = n
+		packRefs(ctx, repo, st)
+	}
+	return rep, nil
+}
+
+// looseTrackingRefs counts the loose ref files of the remote's mirrored
+// threads and attempts (0 with other ref storage), as left by plain git
+// fetches of many refs.
+func looseTrackingRefs(repo *chain.Repo, remote string) int {
+	n := 0
+	for _, ns := range []string{"threads", "attempts"} {
+		f, err := os.Open(filepath.Join(repo.Info.CommonDir, filepath.FromSlash(trackingPrefix(remote)), ns))
+		if err != nil {
+			continue
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		n += len(names)
+	}
+	return n
+}
+
+// writeFileAtomic writes path through a temporary file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp.Name())
+		return werr
+	}
+	return nil
+}
