@@ -211,28 +211,7 @@ func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report
 		st.trackingOrder = all
 	}
 	_ = saveAdopted(repo, remote, st, rep)
-	if n := looseTrackingRefs(repo, remote); n > maxExplicitRefs {
-		st.written = n
-		packRefs(ctx, repo, st)
-	}
 	return rep, nil
-}
-
-// looseTrackingRefs counts the loose ref files of the remote's mirrored
-// threads and attempts (0 with other ref storage), as left by plain git
-// fetches of many refs.
-func looseTrackingRefs(repo *chain.Repo, remote string) int {
-	n := 0
-	for _, ns := range []string{"threads", "attempts"} {
-		f, err := os.Open(filepath.Join(repo.Info.CommonDir, filepath.FromSlash(trackingPrefix(remote)), ns))
-		if err != nil {
-			continue
-		}
-		names, _ := f.Readdirnames(-1)
-		f.Close()
-		n += len(names)
-	}
-	return n
 }
 
 // writeFileAtomic writes path through a temporary file and a rename.

@@ -160,8 +160,7 @@ func TestSyncEarlyPushRefused(t *testing.T) {
 }
 
 // TestManyRefsPacked: a sync that writes hundreds of remote-tracking refs
-// (the first push of many threads, the first fetch of them), or an adopt
-// that finds hundreds of them loose after a plain git fetch, leaves them
+// (the first push of many threads, the first fetch of them) leaves them
 // packed, not as one loose file each, and they keep their values.
 func TestManyRefsPacked(t *testing.T) {
 	t.Parallel()
@@ -177,19 +176,7 @@ func TestManyRefsPacked(t *testing.T) {
 	}
 	mustSync(t, a)
 	mustFetch(t, b)
-	// C mirrors them with a plain git fetch; its first command adopts
-	// them and packs the loose files.
-	c := filepath.Join(t.TempDir(), "c")
-	chaintest.Git(t, filepath.Dir(c), "clone", "-q", repos.Remote, c)
-	cr := chaintest.Open(t, c)
-	if _, err := uwfsync.SetupRemote(ctx, cr, origin); err != nil {
-		t.Fatal(err)
-	}
-	chaintest.Git(t, c, "fetch", "-q")
-	if _, err := uwfsync.AdoptFetched(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range []string{repos.A, repos.B, c} {
+	for _, dir := range []string{repos.A, repos.B} {
 		loose, _ := filepath.Glob(filepath.Join(dir, ".git", "refs", "remotes", "origin", "uwf", "threads", "*"))
 		if len(loose) != 0 {
 			t.Errorf("%s: %d loose remote-tracking refs after syncing %d threads, want them packed", dir, len(loose), n)
