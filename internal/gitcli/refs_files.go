@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -146,21 +147,33 @@ func readRefs(commonDir string, patterns []string, resolve bool) ([]RefEntry, bo
 	if err := rr.loadPacked(); err != nil {
 		return nil, false, err
 	}
-	var out []RefEntry
-	for _, p := range patterns {
-		start := rr.packed.lowerBound(strings.TrimSuffix(p, "/"))
-		if start < 0 {
+	starts := make([]int, len(patterns))
+	size := len(loose)
+	for i, p := range patterns {
+		base := strings.TrimSuffix(p, "/")
+		start, end := rr.packed.lowerBound(base), rr.packed.lowerBound(base+"0") // '0' follows '/'
+		if start < 0 || end < 0 {
+			return nil, false, nil
+		}
+		starts[i] = start
+		size += strings.Count(rr.packed.data[start:end], "\n")
+	}
+	out := make([]RefEntry, 0, size)
+	for i, p := range patterns {
+		base := strings.TrimSuffix(p, "/")
+		if !validRefName(base) {
 			return nil, false, nil
 		}
 		var bad bool
-		rr.packed.scan(start, func(oid, name string) bool {
-			if !strings.HasPrefix(name, strings.TrimSuffix(p, "/")) {
+		rr.packed.scan(starts[i], func(oid, name string) bool {
+			if !strings.HasPrefix(name, base) {
 				return false // past the range: records are in name order
 			}
 			if !matchPattern(name, p) {
 				return true
 			}
-			if !validRefName(name) {
+			// The name is base or base/rest, and base is valid.
+			if len(name) > len(base) && !validRefPath(name[len(base)+1:]) {
 				bad = true
 				return false
 			}
@@ -332,12 +345,30 @@ func (rr *refReader) loadPacked() error {
 	if rr.packed != nil {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(rr.common, "packed-refs"))
+	data, err := readFileString(filepath.Join(rr.common, "packed-refs"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read packed-refs: %w", err)
 	}
-	rr.packed = newPackedRefs(string(data))
+	rr.packed = newPackedRefs(data)
 	return nil
+}
+
+// readFileString reads a file into a string without the copy that
+// string(os.ReadFile(…)) makes: packed-refs can be megabytes.
+func readFileString(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil {
+		b.Grow(int(fi.Size()) + 512)
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
@@ -352,21 +383,56 @@ func validOIDLen(n int) bool { return n == 40 || n == 64 }
 // validRefName is git's check_refname_format for a full ref name (no
 // pattern characters), erring on the side of rejecting: a name rejected
 // here is left to git.
-func validRefName(name string) bool {
-	if name == "" || name == "@" || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
-		strings.Contains(name, "..") || strings.Contains(name, "@{") {
+func validRefName(name string) bool { return name != "@" && validRefPath(name) }
+
+// validRefPath is validRefName for a name or the part of a name after a
+// slash, when what comes before it is valid. It runs on every listed ref,
+// so in one pass over the bytes, with a table.
+func validRefPath(s string) bool {
+	if s == "" {
 		return false
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c < 0x20 || c == 0x7f || c == ' ' || c == '~' || c == '^' || c == ':' || c == '?' || c == '*' || c == '[' || c == '\\' {
+	comp := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch refByteClass[c] {
+		case refByteOrdinary:
+			continue
+		case refByteBad:
+			return false
+		}
+		switch {
+		case c == '/':
+			if !validRefComponent(s[comp:i]) {
+				return false
+			}
+			comp = i + 1
+		case c == '.' && i > 0 && s[i-1] == '.', c == '{' && i > 0 && s[i-1] == '@':
 			return false
 		}
 	}
-	for comp := range strings.SplitSeq(name, "/") {
-		if comp == "" || comp[0] == '.' || strings.HasSuffix(comp, ".lock") {
-			return false
-		}
-	}
-	return true
+	return validRefComponent(s[comp:]) && s[len(s)-1] != '.'
 }
+
+func validRefComponent(comp string) bool {
+	return comp != "" && comp[0] != '.' && !strings.HasSuffix(comp, ".lock")
+}
+
+const (
+	refByteOrdinary = iota
+	refByteBad      // never allowed in a ref name
+	refByteSpecial  // allowed, but not everywhere: '/', '.', '{'
+)
+
+var refByteClass = func() (t [256]uint8) {
+	for c := range 0x20 {
+		t[c] = refByteBad
+	}
+	for _, c := range []byte{0x7f, ' ', '~', '^', ':', '?', '*', '[', '\\'} {
+		t[c] = refByteBad
+	}
+	for _, c := range []byte{'/', '.', '{'} {
+		t[c] = refByteSpecial
+	}
+	return t
+}()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -334,5 +335,58 @@ func write(t *testing.T, p, s string) {
 	mkdir(t, filepath.Dir(p))
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkReadRefs lists 10,000 packed thread refs and a few loose ones.
+func BenchmarkReadRefs(b *testing.B) {
+	dir := b.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=b", "-c", "user.email=b@x", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		runGit(dir, "", args...)
+	}
+	r, err := NewRunner(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, err := r.Output(context.Background(), "rev-parse", "HEAD")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&in, "create refs/uwf/threads/01M7YQXSZRKDCTC8AE2D%06d %s\n", i, head)
+	}
+	runGit(dir, in.String(), "update-ref", "--stdin")
+	runGit(dir, "", "pack-refs", "--all")
+	runGit(dir, "", "update-ref", "refs/uwf/threads/01M7YQXSZRKDCTC8AE2D999999", head)
+	common := filepath.Join(dir, ".git")
+	b.ReportAllocs()
+	for b.Loop() {
+		refs, ok, err := ReadRefs(common, "refs/uwf/threads/", "refs/uwf/attempts/")
+		if !ok || err != nil || len(refs) != 10001 {
+			b.Fatal(len(refs), ok, err)
+		}
+	}
+}
+
+func TestValidRefNameMatchesGit(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{
+		"refs/uwf/threads/01M7YQXSZRKDCTC8AE2DCKMTV8", "refs/heads/a.b", "refs/heads/a..b", "refs/heads/.a", "refs/heads/a.",
+		"refs/heads/a.lock", "refs/heads/a.lock/b", "refs/heads/a@{b", "refs/heads/a@b", "refs/heads/@", "@", "refs/heads/a b",
+		"refs/heads/a~b", "refs/heads/a^b", "refs/heads/a:b", "refs/heads/a?b", "refs/heads/a*b", "refs/heads/a[b",
+		"refs/heads/a\\b", "refs/heads/a\x01b", "refs/heads/a\x7fb", "refs/heads//a", "refs/heads/a/", "refs/heads/é",
+		"refs/heads/a{b}", "refs/heads/-a", "refs/heads/a/.b", "refs/heads/a/b.", "refs/heads/{", "refs/x.lockx",
+	} {
+		cmd := exec.Command("git", "check-ref-format", name)
+		cmd.Dir = dir
+		gitOK := cmd.Run() == nil
+		if got := validRefName(name); got && !gitOK {
+			t.Errorf("validRefName(%q) = true, git rejects it", name)
+		} else if !got && gitOK {
+			// Rejecting more than git only costs speed (git is asked);
+			// none of these should be.
+			t.Errorf("validRefName(%q) = false, git accepts it", name)
+		}
 	}
 }
