@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
@@ -194,4 +196,111 @@ func jsonToNode(dec *json.Decoder) (*yaml.Node, error) {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
 	}
 	return nil, errors.New("unexpected json token")
+}
+
+// Table lays out rows of cells in columns exactly as a text/tabwriter
+// created with NewWriter(w, 0, tabwidth, 2, ' ', 0) lays out the same rows
+// written as cells joined by tabs, one line each: every cell but the last
+// of its row is padded with spaces to the width (in runes) of the widest
+// cell of its column, plus two. It is the fast path for long listings: no
+// per-cell buffering or formatting. When a cell holds a character that
+// tabwriter treats specially (tab, newline, \v, \f, \r, 0xff), the table
+// is written through tabwriter itself.
+type Table struct {
+	ncol  int
+	cells []string // row after row
+	plain bool     // no cell needs tabwriter's handling
+}
+
+// NewTable returns a table whose rows have len(header) cells, starting
+// with header.
+func NewTable(header ...string) *Table {
+	t := &Table{ncol: len(header), plain: true}
+	t.Row(header...)
+	return t
+}
+
+// Grow makes room for n more rows.
+func (t *Table) Grow(n int) { t.cells = slices.Grow(t.cells, n*t.ncol) }
+
+// Row adds a row. Missing cells are empty; extra cells are joined to the
+// last one with tabs (as tabwriter would see them).
+func (t *Table) Row(cells ...string) {
+	if len(cells) > t.ncol {
+		cells = append(slices.Clip(cells[:t.ncol-1]), strings.Join(cells[t.ncol-1:], "\t"))
+	}
+	for _, c := range cells {
+		for i := 0; t.plain && i < len(c); i++ {
+			t.plain = !tabwriterSpecial[c[i]]
+		}
+	}
+	t.cells = append(t.cells, cells...)
+	for range t.ncol - len(cells) {
+		t.cells = append(t.cells, "")
+	}
+}
+
+// WriteTo writes the table.
+func (t *Table) WriteTo(w io.Writer) (int64, error) {
+	if t.ncol == 0 {
+		return 0, nil
+	}
+	if !t.plain {
+		return t.writeTabwriter(w)
+	}
+	const padding = 2
+	widths := make([]int, t.ncol)
+	for i, c := range t.cells {
+		if col := i % t.ncol; col < t.ncol-1 {
+			widths[col] = max(widths[col], utf8.RuneCountInString(c))
+		}
+	}
+	spaces := strings.Repeat(" ", slices.Max(widths)+padding)
+	buf := make([]byte, 0, 32<<10)
+	var n int64
+	for i, c := range t.cells {
+		buf = append(buf, c...)
+		if col := i % t.ncol; col < t.ncol-1 {
+			buf = append(buf, spaces[:widths[col]+padding-utf8.RuneCountInString(c)]...)
+			continue
+		}
+		buf = append(buf, '\n')
+		if len(buf) >= 28<<10 || i == len(t.cells)-1 {
+			m, err := w.Write(buf)
+			n += int64(m)
+			if err != nil {
+				return n, err
+			}
+			buf = buf[:0]
+		}
+	}
+	return n, nil
+}
+
+// writeTabwriter is WriteTo through text/tabwriter.
+func (t *Table) writeTabwriter(w io.Writer) (int64, error) {
+	cw := &byteCounter{w: w}
+	tw := tabwriter.NewWriter(cw, 0, 8, 2, ' ', 0)
+	for i := 0; i < len(t.cells); i += t.ncol {
+		if _, err := io.WriteString(tw, strings.Join(t.cells[i:i+t.ncol], "\t")+"\n"); err != nil {
+			return cw.n, err
+		}
+	}
+	err := tw.Flush()
+	return cw.n, err
+}
+
+// tabwriterSpecial marks the bytes text/tabwriter does not copy as they
+// are (cell and line ends, its escape byte), and \r, to be safe.
+var tabwriterSpecial = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, 0xff: true}
+
+type byteCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

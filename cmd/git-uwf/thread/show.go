@@ -197,8 +197,10 @@ func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, fo
 			}
 			return nil
 		}
-		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "THREAD\tWORKFLOW\tSTATUS\tNEXT\tUPDATED\tTASK")
+		// A Table, not a tabwriter: the same layout, at a fraction of the
+		// cost for thousands of threads.
+		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "UPDATED", "TASK")
+		t.Grow(len(list))
 		for _, s := range list {
 			next := deref(s.CurrentRole)
 			if s.Status == chain.StatusSuspended {
@@ -207,8 +209,9 @@ func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, fo
 			if next == "" {
 				next = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Thread, s.Workflow, s.Status, next, ago(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
+			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, ago(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
 		}
-		return tw.Flush()
+		_, err := t.WriteTo(w)
+		return err
 	})
 }
