@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -96,13 +97,16 @@ func (r *Repo) loadSummaries() summaryCache {
 	return parseSummaryCache(raw)
 }
 
+// parseSummaryCache parses a cache file. The lines it returns share
+// raw's bytes: raw must not be written afterwards.
 func parseSummaryCache(raw []byte) summaryCache {
 	if len(raw) < len(summaryCacheHead) || string(raw[:len(summaryCacheHead)]) != summaryCacheHead {
 		return summaryCache{}
 	}
-	// One copy: every field is a substring of data. The checks run on raw,
-	// which has the same offsets, so that no line is copied again.
-	data := string(raw)
+	// Every field is a substring of data, which shares raw's bytes: raw is
+	// never written after the read (the line checks only read it), so no
+	// copy of the file is needed.
+	data := unsafe.String(unsafe.SliceData(raw), len(raw))
 	c := summaryCache{lines: make([]cacheLine, 0, len(raw)/160), newestFirst: true}
 	for i := len(summaryCacheHead); i < len(data); {
 		n := strings.IndexByte(data[i:], '\n')
@@ -206,17 +210,17 @@ func crcMatches(h uint32, hex string) bool {
 	return true
 }
 
-// summary parses the fields of a line after its key. roles holds the
-// values CurrentRole and SuspendedRole point to; it must have room for two
-// more (it is appended to without reallocating, so that earlier pointers
-// stay valid).
-func (l cacheLine) summary(roles *[]string) (Summary, bool) {
+// summary parses the fields of a line after its key into s; created is
+// the thread's CreatedAt (from its id). roles holds the values CurrentRole
+// and SuspendedRole point to; it must have room for two more (it is
+// appended to without reallocating, so that earlier pointers stay valid).
+func (l cacheLine) summary(s *Summary, created time.Time, roles *[]string) bool {
 	var f [summaryFields - 3 - 1]string
 	rest := l.rest
 	for i := range f {
 		j := strings.IndexByte(rest, '\t')
 		if (j < 0) != (i == len(f)-1) {
-			return Summary{}, false // too few or too many fields
+			return false // too few or too many fields
 		}
 		if j < 0 {
 			f[i] = rest
@@ -226,13 +230,12 @@ func (l cacheLine) summary(roles *[]string) (Summary, bool) {
 	}
 	st, ok := knownStatus(f[0])
 	if !ok {
-		return Summary{}, false
+		return false
 	}
 	nanos, err := strconv.ParseInt(f[6], 10, 64)
 	if err != nil {
-		return Summary{}, false
+		return false
 	}
-	s := Summary{Thread: l.id, Status: st, HeadCommit: l.head, UpdatedAt: time.Unix(0, nanos).UTC(), CreatedAt: l.id.Time().UTC()}
 	opt := func(v string) (*string, bool) {
 		if v == "-" {
 			return nil, true
@@ -247,15 +250,20 @@ func (l cacheLine) summary(roles *[]string) (Summary, bool) {
 		*roles = append(*roles, v)
 		return &(*roles)[len(*roles)-1], true
 	}
-	var ok1, ok2, ok3, ok4, ok5, ok6, ok7 bool
-	s.CurrentRole, ok1 = opt(f[1])
-	s.SuspendedRole, ok2 = opt(f[2])
-	s.Workflow, ok3 = unescapeField(f[3])
-	s.WorkflowHash, ok4 = unescapeField(f[4])
-	s.Head, ok5 = unescapeField(f[5])
-	s.Prompt, ok6 = unescapeField(f[7])
-	s.Error, ok7 = unescapeField(f[8])
-	return s, ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7
+	cur, ok1 := opt(f[1])
+	susp, ok2 := opt(f[2])
+	workflow, ok3 := unescapeField(f[3])
+	workflowHash, ok4 := unescapeField(f[4])
+	head, ok5 := unescapeField(f[5])
+	prompt, ok6 := unescapeField(f[7])
+	msg, ok7 := unescapeField(f[8])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return false
+	}
+	*s = Summary{Thread: l.id, Workflow: workflow, WorkflowHash: workflowHash, Head: head, HeadCommit: l.head,
+		Status: st, CurrentRole: cur, SuspendedRole: susp, Prompt: prompt, CreatedAt: created,
+		UpdatedAt: time.Unix(0, nanos).UTC(), Error: msg}
+	return true
 }
 
 // knownStatus is ParseStatus without the error: the cache holds only the

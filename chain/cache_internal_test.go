@@ -50,7 +50,8 @@ func TestSummaryLineRoundTrip(t *testing.T) {
 		}
 		head, attempts := c.key.hex()
 		roles := make([]string, 0, 2)
-		got, ok := l.summary(&roles)
+		var got Summary
+		ok = l.summary(&got, c.sum.CreatedAt, &roles)
 		if !ok || l.id != c.sum.Thread || l.head != head || l.attempts != attempts || l.line != line {
 			t.Fatalf("round trip: ok=%v %+v", ok, l)
 		}
@@ -82,7 +83,7 @@ func TestSummaryLineDamage(t *testing.T) {
 			continue
 		}
 		roles := make([]string, 0, 2)
-		if _, ok := l.summary(&roles); ok {
+		if l.summary(&Summary{}, time.Time{}, &roles) {
 			t.Errorf("parsed a damaged line %q", bad)
 		}
 	}
@@ -124,8 +125,8 @@ func FuzzParseSummaryCache(f *testing.F) {
 		c := parseSummaryCache(data)
 		for _, l := range c.lines {
 			roles := make([]string, 0, 2)
-			s, ok := l.summary(&roles)
-			if ok && s.Thread != l.id {
+			var s Summary
+			if l.summary(&s, time.Time{}, &roles) && s.Thread != l.id {
 				t.Fatalf("summary of %s names %s", l.id, s.Thread)
 			}
 		}

@@ -196,8 +196,9 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
 	type listed struct {
-		id   ThreadID
-		head string // hex
+		id      ThreadID
+		head    string // hex
+		created time.Time
 	}
 	threads := make([]listed, 0, len(refs))
 	var attempts map[ThreadID]string // hex; only failed threads have one
@@ -206,12 +207,12 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		if !isThread {
 			name = strings.TrimPrefix(ref.Name, AttemptsPrefix)
 		}
-		id, ok := threadIDOf(name)
+		id, created, ok := threadIDOf(name)
 		if !ok || !plumbing.IsHash(ref.OID) {
 			continue // not ours; ignore foreign refs in the namespace
 		}
 		if isThread {
-			threads = append(threads, listed{id, ref.OID})
+			threads = append(threads, listed{id, ref.OID, created})
 			continue
 		}
 		if attempts == nil {
@@ -257,8 +258,8 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	missAt := map[ThreadID]int{}
 	for i, t := range threads {
 		if c, ok := lineOf(t.id); ok && c.head == t.head && c.attempts == attempts[t.id] {
-			if s, ok := c.summary(&roles); ok {
-				sums[i], lines[i] = s, c.line
+			if c.summary(&sums[i], t.created, &roles) {
+				lines[i] = c.line
 				hits++
 				continue
 			}
@@ -307,7 +308,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	}
 	out := sums[:0] // filtered in place
 	for i, t := range threads {
-		s := sums[i]
+		s := &sums[i]
 		s.Thread = t.id
 		if s.Status != StatusCompleted && (l.locked == nil || l.locked[t.id]) && r.threadRunning(t.id) {
 			s.Status = StatusRunning
@@ -322,22 +323,30 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 				continue
 			}
 		}
-		out = append(out, s)
+		if len(out) != i {
+			sums[len(out)] = *s
+		}
+		out = out[:len(out)+1]
 	}
 	return out, nil
 }
 
-// threadIDOf parses a thread ref's last component. Ids as git-uwf writes
-// them (canonical upper-case ULIDs) are used as they are, without a copy.
-func threadIDOf(name string) (ThreadID, bool) {
+// threadIDOf parses a thread ref's last component, and returns the time
+// the id encodes (its CreatedAt). Ids as git-uwf writes them (canonical
+// upper-case ULIDs) are used as they are, without a copy.
+func threadIDOf(name string) (ThreadID, time.Time, bool) {
 	if len(name) == 26 && !strings.ContainsFunc(name, func(c rune) bool { return 'a' <= c && c <= 'z' }) {
-		if _, err := ulid.ParseStrict(name); err == nil {
-			return ThreadID(name), true
+		u, err := ulid.ParseStrict(name)
+		if err != nil {
+			return "", time.Time{}, false
 		}
-		return "", false
+		return ThreadID(name), ulid.Time(u.Time()).UTC(), true
 	}
 	id, err := ParseThreadID(name)
-	return id, err == nil
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return id, id.Time().UTC(), true
 }
 
 // summarizeHead derives a thread's summary, without the running overlay.

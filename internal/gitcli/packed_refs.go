@@ -52,8 +52,11 @@ func (p *packedRefs) record(i int) (oid, name string, next int, ok bool) {
 	if !ok {
 		return "", "", 0, false
 	}
-	sp := strings.IndexByte(line, ' ')
-	if !validOIDLen(sp) || !allLowerHex(line[:sp]) || sp+1 >= len(line) {
+	sp := 40 // SHA-1, else SHA-256
+	if len(line) <= sp || line[sp] != ' ' {
+		sp = 64
+	}
+	if len(line) <= sp+1 || line[sp] != ' ' || !allLowerHex(line[:sp]) {
 		return "", "", 0, false
 	}
 	oid, name = line[:sp], line[sp+1:]
@@ -193,9 +196,16 @@ func (p *packedRefs) sortRecords() {
 
 func allLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isLowerHex(s[i]) {
+		if !lowerHex[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()

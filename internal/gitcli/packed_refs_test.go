@@ -19,7 +19,8 @@ func modelPacked(data string) (recs []packedRec, sortedTrait, valid bool) {
 	}
 	lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
 	if strings.HasPrefix(lines[0], packedHeader) {
-		sortedTrait = slices.Contains(strings.Fields(lines[0][len(packedHeader):]), "sorted")
+		// git: strstr(traits, " sorted "), spaces only
+		sortedTrait = slices.Contains(strings.Split(lines[0][len(packedHeader):], " "), "sorted")
 		lines = lines[1:]
 	}
 	for i, l := range lines {
