@@ -208,7 +208,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 			name = strings.TrimPrefix(ref.Name, AttemptsPrefix)
 		}
 		id, created, ok := threadIDOf(name)
-		if !ok || !plumbing.IsHash(ref.OID) {
+		if !ok || !isSHA1Hex(ref.OID) {
 			continue // not ours; ignore foreign refs in the namespace
 		}
 		if isThread {
@@ -329,6 +329,20 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		out = out[:len(out)+1]
 	}
 	return out, nil
+}
+
+// isSHA1Hex is plumbing.IsHash for what git prints (lower-case hex),
+// without its decoding copy.
+func isSHA1Hex(s string) bool {
+	if len(s) != 2*len(plumbing.ZeroHash) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // threadIDOf parses a thread ref's last component, and returns the time
