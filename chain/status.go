@@ -220,8 +220,13 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		}
 		attempts[id] = ref.OID
 	}
-	// Newest first: ULIDs sort by time.
-	slices.SortFunc(threads, func(a, b listed) int { return strings.Compare(string(b.id), string(a.id)) })
+	// Newest first: ULIDs sort by time. The refs come sorted by name, so
+	// reversing them is usually enough.
+	newestFirst := func(a, b listed) int { return strings.Compare(string(b.id), string(a.id)) }
+	slices.Reverse(threads)
+	if !slices.IsSortedFunc(threads, newestFirst) {
+		slices.SortFunc(threads, newestFirst)
+	}
 
 	// Match the cache lines with the threads: by merging when the file is
 	// newest first (as written), through a map otherwise.
