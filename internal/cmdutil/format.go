@@ -203,19 +203,18 @@ func jsonToNode(dec *json.Decoder) (*yaml.Node, error) {
 // written as cells joined by tabs, one line each: every cell but the last
 // of its row is padded with spaces to the width (in runes) of the widest
 // cell of its column, plus two. It is the fast path for long listings: no
-// per-cell buffering or formatting. When a cell holds a character that
+// per-cell buffering or formatting. When a cell holds a byte that
 // tabwriter treats specially (tab, newline, \v, \f, \r, 0xff), the table
 // is written through tabwriter itself.
 type Table struct {
 	ncol  int
 	cells []string // row after row
-	plain bool     // no cell needs tabwriter's handling
 }
 
 // NewTable returns a table whose rows have len(header) cells, starting
 // with header.
 func NewTable(header ...string) *Table {
-	t := &Table{ncol: len(header), plain: true}
+	t := &Table{ncol: len(header)}
 	t.Row(header...)
 	return t
 }
@@ -229,11 +228,6 @@ func (t *Table) Row(cells ...string) {
 	if len(cells) > t.ncol {
 		cells = append(slices.Clip(cells[:t.ncol-1]), strings.Join(cells[t.ncol-1:], "\t"))
 	}
-	for _, c := range cells {
-		for i := 0; t.plain && i < len(c); i++ {
-			t.plain = !tabwriterSpecial[c[i]]
-		}
-	}
 	t.cells = append(t.cells, cells...)
 	for range t.ncol - len(cells) {
 		t.cells = append(t.cells, "")
@@ -245,14 +239,19 @@ func (t *Table) WriteTo(w io.Writer) (int64, error) {
 	if t.ncol == 0 {
 		return 0, nil
 	}
-	if !t.plain {
-		return t.writeTabwriter(w)
-	}
 	const padding = 2
 	widths := make([]int, t.ncol)
 	for i, c := range t.cells {
-		if col := i % t.ncol; col < t.ncol-1 {
-			widths[col] = max(widths[col], utf8.RuneCountInString(c))
+		col := i % t.ncol
+		var class byte
+		for j := 0; j < len(c); j++ {
+			class |= cellByteClass[c[j]]
+		}
+		if class&cellSpecial != 0 {
+			return t.writeTabwriter(w)
+		}
+		if col < t.ncol-1 {
+			widths[col] = max(widths[col], cellWidth(c, class))
 		}
 	}
 	spaces := strings.Repeat(" ", slices.Max(widths)+padding)
@@ -277,6 +276,32 @@ func (t *Table) WriteTo(w io.Writer) (int64, error) {
 	return n, nil
 }
 
+// cellWidth is a cell's width as tabwriter counts it: in runes.
+func cellWidth(c string, class byte) int {
+	if class&cellNonASCII == 0 {
+		return len(c)
+	}
+	return utf8.RuneCountInString(c)
+}
+
+// The bytes of a cell that need a closer look: those text/tabwriter does
+// not copy as they are (cell and line ends, its escape byte; and \r, to be
+// safe), and those that are not ASCII (their width is counted in runes).
+const (
+	cellSpecial byte = 1 << iota
+	cellNonASCII
+)
+
+var cellByteClass = func() (t [256]byte) {
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = cellNonASCII
+	}
+	for _, c := range []byte{'\t', '\n', '\v', '\f', '\r', 0xff} {
+		t[c] |= cellSpecial
+	}
+	return t
+}()
+
 // writeTabwriter is WriteTo through text/tabwriter.
 func (t *Table) writeTabwriter(w io.Writer) (int64, error) {
 	cw := &byteCounter{w: w}
@@ -289,10 +314,6 @@ func (t *Table) writeTabwriter(w io.Writer) (int64, error) {
 	err := tw.Flush()
 	return cw.n, err
 }
-
-// tabwriterSpecial marks the bytes text/tabwriter does not copy as they
-// are (cell and line ends, its escape byte), and \r, to be safe.
-var tabwriterSpecial = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, 0xff: true}
 
 type byteCounter struct {
 	w io.Writer
