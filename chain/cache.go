@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"bytes"
 	"errors"
 	"hash/crc32"
 	"io/fs"
@@ -10,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -28,11 +27,23 @@ import (
 // listing computed something new; concurrent writers each write a complete,
 // valid file (every entry is keyed by immutable commits), so the last one
 // simply wins.
+//
+// Reading it is on the path of every `thread list`, so the format is made
+// to be read without copying: one line per thread, newest first (the order
+// of the listing, so that it can be matched against the refs in one pass),
+// tab-separated fields that are substrings of the file unless they hold an
+// escaped character, the key in hex as git prints it (compared with the
+// ref values as strings, never decoded), and only the fields of a line
+// whose key matches are parsed. A file of another version reads as empty
+// and is rebuilt.
 
 const (
 	summaryCacheDir  = "cache"
 	summaryCacheName = "summaries"
-	summaryCacheHead = "uwf-summary-cache 2\n" // 2: CRC-32 line checks (1: FNV-1a)
+	// 3: unquoted fields, hex keys, newest first (2: strconv-quoted fields,
+	// CRC-32 line checks; 1: FNV-1a).
+	summaryCacheHead = "uwf-summary-cache 3\n"
+	summaryFields    = 13
 )
 
 // cacheKey is what a cached summary was derived from.
@@ -40,9 +51,36 @@ type cacheKey struct {
 	head, attempts plumbing.Hash
 }
 
+// hex returns the key as the cache file and the refs spell it: the head
+// commit and the attempts tip in hex, "" for no attempts ref.
+func (k cacheKey) hex() (head, attempts string) {
+	head = k.head.String()
+	if !k.attempts.IsZero() {
+		attempts = k.attempts.String()
+	}
+	return head, attempts
+}
+
 type cachedSummary struct {
 	key cacheKey
 	sum Summary
+}
+
+// cacheLine is one checked line of the summary cache. Only its thread and
+// key are split out on load; the summary is parsed when the key matches.
+type cacheLine struct {
+	id             ThreadID
+	head, attempts string // hex; attempts "" when there was no attempts ref
+	rest           string // the fields after the key, without the check
+	line           string // the whole line with its newline, for rewriting
+}
+
+// summaryCache is the loaded cache file.
+type summaryCache struct {
+	lines []cacheLine
+	// newestFirst is true when the ids strictly decrease, as written:
+	// lines can then be matched with a listing by merging.
+	newestFirst bool
 }
 
 func (r *Repo) summaryCachePath() string {
@@ -51,51 +89,83 @@ func (r *Repo) summaryCachePath() string {
 
 // loadSummaries reads the cache; a missing, foreign or damaged file reads as
 // empty (damaged lines are skipped).
-func (r *Repo) loadSummaries() map[ThreadID]cachedSummary {
+func (r *Repo) loadSummaries() summaryCache {
 	raw, err := os.ReadFile(r.summaryCachePath())
-	if err != nil || !bytes.HasPrefix(raw, []byte(summaryCacheHead)) {
-		return map[ThreadID]cachedSummary{}
+	if err != nil {
+		return summaryCache{}
 	}
-	raw = raw[len(summaryCacheHead):]
-	out := make(map[ThreadID]cachedSummary, bytes.Count(raw, []byte{'\n'}))
-	data := string(raw) // one copy; every parsed field is a substring of it
-	for len(data) > 0 {
-		i := strings.IndexByte(data, '\n')
-		if i < 0 {
+	return parseSummaryCache(raw)
+}
+
+// parseSummaryCache parses a cache file. The lines it returns share
+// raw's bytes: raw must not be written afterwards.
+func parseSummaryCache(raw []byte) summaryCache {
+	if len(raw) < len(summaryCacheHead) || string(raw[:len(summaryCacheHead)]) != summaryCacheHead {
+		return summaryCache{}
+	}
+	// Every field is a substring of data, which shares raw's bytes: raw is
+	// never written after the read (the line checks only read it), so no
+	// copy of the file is needed.
+	data := unsafe.String(unsafe.SliceData(raw), len(raw))
+	c := summaryCache{lines: make([]cacheLine, 0, len(raw)/160), newestFirst: true}
+	for i := len(summaryCacheHead); i < len(data); {
+		n := strings.IndexByte(data[i:], '\n')
+		if n < 0 {
 			break // torn tail
 		}
-		line := data[:i]
-		data = data[i+1:]
-		if id, c, ok := parseSummaryLine(line); ok {
-			out[id] = c
+		l, ok := parseCacheLine(data[i:i+n+1], raw[i:i+n])
+		i += n + 1
+		if !ok {
+			continue
 		}
+		if k := len(c.lines); k > 0 && c.lines[k-1].id <= l.id {
+			c.newestFirst = false
+		}
+		c.lines = append(c.lines, l)
 	}
-	return out
+	return c
 }
 
 // Line format (tab-separated): id head attempts status currentRole
-// suspendedRole workflow workflowHash headAlias updatedUnixNano prompt error,
-// the last five quoted with strconv.Quote, and " <crc>" at the end.
+// suspendedRole workflow workflowHash headAlias updatedUnixNano prompt
+// error crc. head and attempts are hex ("" for no attempts); the roles are
+// "-" when absent and "=" before the value otherwise; text fields are
+// escaped with escapeField; crc is the CRC-32 of everything before its tab,
+// in 8 hex digits.
 func formatSummaryLine(c cachedSummary) string {
 	s := c.sum
-	opt := func(p *string) string {
-		if p == nil {
-			return "-"
-		}
-		return strconv.Quote(*p)
+	head, attempts := c.key.hex()
+	var b strings.Builder
+	b.Grow(160 + len(s.Prompt) + len(s.Error))
+	field := func(v string) {
+		b.WriteString(v)
+		b.WriteByte('\t')
 	}
-	rec := strings.Join([]string{
-		string(s.Thread), c.key.head.String(), c.key.attempts.String(), string(s.Status),
-		opt(s.CurrentRole), opt(s.SuspendedRole), strconv.Quote(s.Workflow), strconv.Quote(s.WorkflowHash),
-		strconv.Quote(s.Head), strconv.FormatInt(s.UpdatedAt.UnixNano(), 10), strconv.Quote(s.Prompt), strconv.Quote(s.Error),
-	}, "\t")
-	return rec + " " + lineCRC(rec) + "\n"
+	opt := func(p *string) {
+		if p == nil {
+			field("-")
+			return
+		}
+		b.WriteByte('=')
+		field(escapeField(*p))
+	}
+	field(string(s.Thread))
+	field(head)
+	field(attempts)
+	field(string(s.Status))
+	opt(s.CurrentRole)
+	opt(s.SuspendedRole)
+	field(escapeField(s.Workflow))
+	field(escapeField(s.WorkflowHash))
+	field(escapeField(s.Head))
+	field(strconv.FormatInt(s.UpdatedAt.UnixNano(), 10))
+	field(escapeField(s.Prompt))
+	b.WriteString(escapeField(s.Error))
+	rec := b.String()
+	return rec + "\t" + crcHex(crc32.ChecksumIEEE([]byte(rec))) + "\n"
 }
 
-func lineCRC(rec string) string {
-	// CRC-32 (IEEE, hardware-assisted): only guards against torn or edited
-	// lines, and is cheap enough to check on every line of every listing.
-	h := crc32.ChecksumIEEE([]byte(rec))
+func crcHex(h uint32) string {
 	const digits = "0123456789abcdef"
 	var b [8]byte
 	for i := 7; i >= 0; i-- {
@@ -105,17 +175,52 @@ func lineCRC(rec string) string {
 	return string(b[:])
 }
 
-func parseSummaryLine(line string) (ThreadID, cachedSummary, bool) {
-	sp := strings.LastIndexByte(line, ' ')
-	if sp < 0 || line[sp+1:] != lineCRC(line[:sp]) {
-		return "", cachedSummary{}, false
+// parseCacheLine checks line (with its newline; raw is the same bytes
+// without it) and splits out its thread and key.
+func parseCacheLine(line string, raw []byte) (cacheLine, bool) {
+	rec := line[:len(line)-1]
+	t := strings.LastIndexByte(rec, '\t')
+	if t < 0 || len(rec)-t-1 != 8 || !crcMatches(crc32.ChecksumIEEE(raw[:t]), rec[t+1:]) {
+		return cacheLine{}, false
 	}
-	var f [12]string
-	rest := line[:sp]
+	rec = rec[:t]
+	var f [3]string
+	rest := rec
+	for i := range f {
+		j := strings.IndexByte(rest, '\t')
+		if j < 0 {
+			return cacheLine{}, false
+		}
+		f[i], rest = rest[:j], rest[j+1:]
+	}
+	if len(f[0]) != 26 || len(f[1]) != 40 || (f[2] != "" && len(f[2]) != 40) {
+		return cacheLine{}, false
+	}
+	return cacheLine{id: ThreadID(f[0]), head: f[1], attempts: f[2], rest: rest, line: line}, true
+}
+
+func crcMatches(h uint32, hex string) bool {
+	const digits = "0123456789abcdef"
+	for i := 7; i >= 0; i-- {
+		if hex[i] != digits[h&0xf] {
+			return false
+		}
+		h >>= 4
+	}
+	return true
+}
+
+// summary parses the fields of a line after its key into s; created is
+// the thread's CreatedAt (from its id). roles holds the values CurrentRole
+// and SuspendedRole point to; it must have room for two more (it is
+// appended to without reallocating, so that earlier pointers stay valid).
+func (l cacheLine) summary(s *Summary, created time.Time, roles *[]string) bool {
+	var f [summaryFields - 3 - 1]string
+	rest := l.rest
 	for i := range f {
 		j := strings.IndexByte(rest, '\t')
 		if (j < 0) != (i == len(f)-1) {
-			return "", cachedSummary{}, false // too few or too many fields
+			return false // too few or too many fields
 		}
 		if j < 0 {
 			f[i] = rest
@@ -123,65 +228,130 @@ func parseSummaryLine(line string) (ThreadID, cachedSummary, bool) {
 		}
 		f[i], rest = rest[:j], rest[j+1:]
 	}
-	id, err := ParseThreadID(f[0])
-	if err != nil || string(id) != f[0] || !plumbing.IsHash(f[1]) || !plumbing.IsHash(f[2]) {
-		return "", cachedSummary{}, false
+	st, ok := knownStatus(f[0])
+	if !ok {
+		return false
 	}
-	var c cachedSummary
-	c.key = cacheKey{plumbing.NewHash(f[1]), plumbing.NewHash(f[2])}
-	st, err := ParseStatus(f[3])
+	nanos, err := strconv.ParseInt(f[6], 10, 64)
 	if err != nil {
-		return "", cachedSummary{}, false
+		return false
 	}
-	ok := true
-	unq := func(s string) string {
-		v, good := unquote(s)
-		ok = ok && good
-		return v
-	}
-	opt := func(s string) *string {
-		if s == "-" {
-			return nil
+	opt := func(v string) (*string, bool) {
+		if v == "-" {
+			return nil, true
 		}
-		v := unq(s)
-		return &v
+		v, ok := strings.CutPrefix(v, "=")
+		if !ok || len(*roles) == cap(*roles) {
+			return nil, false
+		}
+		if v, ok = unescapeField(v); !ok {
+			return nil, false
+		}
+		*roles = append(*roles, v)
+		return &(*roles)[len(*roles)-1], true
 	}
-	nanos, err := strconv.ParseInt(f[9], 10, 64)
-	if err != nil {
-		return "", cachedSummary{}, false
+	cur, ok1 := opt(f[1])
+	susp, ok2 := opt(f[2])
+	workflow, ok3 := unescapeField(f[3])
+	workflowHash, ok4 := unescapeField(f[4])
+	head, ok5 := unescapeField(f[5])
+	prompt, ok6 := unescapeField(f[7])
+	msg, ok7 := unescapeField(f[8])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return false
 	}
-	c.sum = Summary{Thread: id, Status: st, CurrentRole: opt(f[4]), SuspendedRole: opt(f[5]),
-		Workflow: unq(f[6]), WorkflowHash: unq(f[7]), Head: unq(f[8]), HeadCommit: c.key.head.String(),
-		UpdatedAt: time.Unix(0, nanos).UTC(), Prompt: unq(f[10]), Error: unq(f[11]), CreatedAt: id.Time().UTC()}
-	return id, c, ok
+	*s = Summary{Thread: l.id, Workflow: workflow, WorkflowHash: workflowHash, Head: head, HeadCommit: l.head,
+		Status: st, CurrentRole: cur, SuspendedRole: susp, Prompt: prompt, CreatedAt: created,
+		UpdatedAt: time.Unix(0, nanos).UTC(), Error: msg}
+	return true
 }
 
-// unquote is strconv.Unquote for a double-quoted string, without the copy
-// when nothing in it is escaped (the common case).
-func unquote(s string) (string, bool) {
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		in := s[1 : len(s)-1]
-		if strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '"') < 0 && utf8.ValidString(in) {
-			return in, true
-		}
+// knownStatus is ParseStatus without the error: the cache holds only the
+// states a summary can have.
+func knownStatus(s string) (Status, bool) {
+	switch st := Status(s); st {
+	case StatusIdle, StatusSuspended, StatusCompleted, StatusCancelled, StatusFailed:
+		return st, true
 	}
-	v, err := strconv.Unquote(s)
-	return v, err == nil
+	return "", false
 }
 
-// storeSummaries replaces the cache with entries. Failing to write is not
-// an error: the cache is an optimisation.
-func (r *Repo) storeSummaries(entries []cachedSummary) {
-	var b bytes.Buffer
-	b.WriteString(summaryCacheHead)
-	for _, c := range entries {
-		b.WriteString(formatSummaryLine(c))
+// escapeField escapes the characters that delimit fields and lines, and
+// the escape character itself.
+func escapeField(s string) string {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// unescapeField undoes escapeField; without a backslash (the common case)
+// it returns s itself.
+func unescapeField(s string) (string, bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, true
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i++; i == len(s) {
+			return "", false
+		}
+		switch s[i] {
+		case '\\':
+			b.WriteByte('\\')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// storeSummaries replaces the cache with lines (each a whole line, as
+// formatSummaryLine or the loaded file has it), in listing order. Failing
+// to write is not an error: the cache is an optimisation.
+func (r *Repo) storeSummaries(lines []string) {
+	n := len(summaryCacheHead)
+	for _, l := range lines {
+		n += len(l)
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, summaryCacheHead...)
+	for _, l := range lines {
+		buf = append(buf, l...)
 	}
 	if err := os.MkdirAll(filepath.Dir(r.summaryCachePath()), 0o755); err != nil {
 		return
 	}
 	// A cache that cannot be written only costs speed.
-	_ = writeFileAtomic(r.summaryCachePath(), b.Bytes())
+	_ = writeFileAtomic(r.summaryCachePath(), buf)
 }
 
 // lockedThreads lists the threads that have a lock file: only those can be

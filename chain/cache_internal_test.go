@@ -1,43 +1,134 @@
 package chain
 
 import (
-	"strconv"
+	"hash/crc32"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestUnquoteMatchesStrconv(t *testing.T) {
-	for _, s := range []string{`""`, `"plain"`, `"tab\there"`, `"quote \" inside"`, `"a"b"`, `"é ünïcode"`, "\"\xff\"",
-		`"unterminated`, `plain`, `"`, `"back\\slash"`, strconv.Quote("line\nbreak"), strconv.Quote("日本")} {
-		want, err := strconv.Unquote(s)
-		got, ok := unquote(s)
-		if ok != (err == nil) || (ok && got != want) {
-			t.Errorf("unquote(%q) = %q, %v; strconv: %q, %v", s, got, ok, want, err)
+func TestEscapeFieldRoundTrip(t *testing.T) {
+	for _, s := range []string{"", "plain", "tab\there", "line\nbreak\r\n", `back\slash`, `\t literal`, "é ünïcode 日本", "\xff\x00", `\`} {
+		e := escapeField(s)
+		if strings.ContainsAny(e, "\t\n\r") {
+			t.Errorf("escapeField(%q) = %q holds a delimiter", s, e)
+		}
+		if got, ok := unescapeField(e); !ok || got != s {
+			t.Errorf("unescapeField(escapeField(%q)) = %q, %v", s, got, ok)
+		}
+	}
+	for _, bad := range []string{`\`, `a\x`, `\q`} {
+		if _, ok := unescapeField(bad); ok {
+			t.Errorf("unescapeField(%q) accepted", bad)
 		}
 	}
 }
 
-func TestSummaryLineRoundTrip(t *testing.T) {
+func testSummary() cachedSummary {
 	role := "reviewer"
 	c := cachedSummary{key: cacheKey{head: [20]byte{1}, attempts: [20]byte{}}, sum: Summary{
 		Thread: NewThreadID(time.Unix(1700000000, 0)), Status: StatusIdle, CurrentRole: &role, Workflow: "w\tx",
-		WorkflowHash: "ABC", Head: "DEF", UpdatedAt: time.Unix(1700000001, 5).UTC(), Prompt: "p \"q\"\nr é", Error: ""}}
+		WorkflowHash: "ABC", Head: "DEF", UpdatedAt: time.Unix(1700000001, 5).UTC(), Prompt: "p \"q\"\nr é\\", Error: "e\r"}}
 	c.sum.HeadCommit = c.key.head.String()
 	c.sum.CreatedAt = c.sum.Thread.Time().UTC()
-	line := formatSummaryLine(c)
-	id, got, ok := parseSummaryLine(line[:len(line)-1])
-	if !ok || id != c.sum.Thread || got.key != c.key || got.sum.Prompt != c.sum.Prompt || got.sum.Workflow != c.sum.Workflow ||
-		*got.sum.CurrentRole != role || got.sum.SuspendedRole != nil || !got.sum.UpdatedAt.Equal(c.sum.UpdatedAt) {
-		t.Fatalf("round trip: ok=%v\n got %+v\nwant %+v", ok, got, c)
+	return c
+}
+
+func TestSummaryLineRoundTrip(t *testing.T) {
+	c := testSummary()
+	failed := testSummary()
+	failed.key.attempts = [20]byte{2}
+	failed.sum.Status, failed.sum.CurrentRole, failed.sum.Error = StatusFailed, nil, "boom"
+	suspended := testSummary()
+	empty := ""
+	suspended.sum.Status, suspended.sum.CurrentRole, suspended.sum.SuspendedRole = StatusSuspended, nil, &empty
+	for _, c := range []cachedSummary{c, failed, suspended} {
+		line := formatSummaryLine(c)
+		l, ok := parseCacheLine(line, []byte(line[:len(line)-1]))
+		if !ok {
+			t.Fatalf("line %q not parsed", line)
+		}
+		head, attempts := c.key.hex()
+		roles := make([]string, 0, 2)
+		var got Summary
+		ok = l.summary(&got, c.sum.CreatedAt, &roles)
+		if !ok || l.id != c.sum.Thread || l.head != head || l.attempts != attempts || l.line != line {
+			t.Fatalf("round trip: ok=%v %+v", ok, l)
+		}
+		w := c.sum
+		if got.Prompt != w.Prompt || got.Workflow != w.Workflow || got.WorkflowHash != w.WorkflowHash || got.Head != w.Head ||
+			got.Error != w.Error || got.Status != w.Status || got.HeadCommit != w.HeadCommit ||
+			!got.UpdatedAt.Equal(w.UpdatedAt) || !got.CreatedAt.Equal(w.CreatedAt) ||
+			(got.CurrentRole == nil) != (w.CurrentRole == nil) || (got.SuspendedRole == nil) != (w.SuspendedRole == nil) ||
+			(w.CurrentRole != nil && *got.CurrentRole != *w.CurrentRole) || (w.SuspendedRole != nil && *got.SuspendedRole != *w.SuspendedRole) {
+			t.Fatalf("round trip:\n got %+v\nwant %+v", got, w)
+		}
 	}
-	rec := line[:strings.LastIndexByte(line, ' ')]
+}
+
+func TestSummaryLineDamage(t *testing.T) {
+	line := formatSummaryLine(testSummary())
+	rec := line[:strings.LastIndexByte(line, '\t')]
+	withCRC := func(rec string) string {
+		return rec + "\t" + formatCRC(rec) + "\n"
+	}
 	more := rec + "\tx"
 	fewer := rec[:strings.LastIndexByte(rec, '\t')]
-	for _, bad := range []string{line[:len(line)/2], "x" + line[1:len(line)-1], "",
-		more + " " + lineCRC(more), fewer + " " + lineCRC(fewer)} {
-		if _, _, ok := parseSummaryLine(bad); ok {
+	badStatus := strings.Replace(rec, "\tidle\t", "\trunning\t", 1)
+	badEscape := strings.Replace(rec, `\t`, `\q`, 1)
+	for _, bad := range []string{line[:len(line)/2] + "\n", "x" + line[1:], "\n",
+		withCRC(more), withCRC(fewer), withCRC(badStatus), withCRC(badEscape)} {
+		l, ok := parseCacheLine(bad, []byte(bad[:len(bad)-1]))
+		if !ok {
+			continue
+		}
+		roles := make([]string, 0, 2)
+		if l.summary(&Summary{}, time.Time{}, &roles) {
 			t.Errorf("parsed a damaged line %q", bad)
 		}
 	}
+}
+
+func formatCRC(rec string) string { return crcHex(crc32.ChecksumIEEE([]byte(rec))) }
+
+func TestParseSummaryCache(t *testing.T) {
+	a, b := testSummary(), testSummary()
+	b.sum.Thread = NewThreadID(time.Unix(1700000100, 0))
+	la, lb := formatSummaryLine(a), formatSummaryLine(b)
+	tests := []struct {
+		name        string
+		file        string
+		n           int
+		newestFirst bool
+	}{
+		{"newest first", summaryCacheHead + lb + la, 2, true},
+		{"oldest first", summaryCacheHead + la + lb, 2, false},
+		{"torn tail", summaryCacheHead + lb + la[:len(la)-5], 1, true},
+		{"damaged line", summaryCacheHead + lb[:30] + "x" + lb[31:] + la, 1, true},
+		{"old version", "uwf-summary-cache 2\n" + lb + la, 0, false},
+		{"empty", "", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parseSummaryCache([]byte(tt.file))
+			if len(c.lines) != tt.n || (tt.n > 0 && c.newestFirst != tt.newestFirst) {
+				t.Fatalf("%d lines, newestFirst=%v; want %d, %v", len(c.lines), c.newestFirst, tt.n, tt.newestFirst)
+			}
+		})
+	}
+}
+
+func FuzzParseSummaryCache(f *testing.F) {
+	f.Add([]byte(summaryCacheHead + formatSummaryLine(testSummary())))
+	f.Add([]byte(summaryCacheHead + "x\ty\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := parseSummaryCache(data)
+		for _, l := range c.lines {
+			roles := make([]string, 0, 2)
+			var s Summary
+			if l.summary(&s, time.Time{}, &roles) && s.Thread != l.id {
+				t.Fatalf("summary of %s names %s", l.id, s.Thread)
+			}
+		}
+	})
 }

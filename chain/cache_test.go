@@ -223,3 +223,41 @@ func TestSummaryCacheConcurrentWriters(t *testing.T) {
 		t.Fatalf("temporary files left: %v", matches)
 	}
 }
+
+// List reads the refs in-process from packed-refs and loose files; it
+// agrees with an uncached listing whatever the refs' layout and wherever
+// it runs from (a linked worktree, a bare clone).
+func TestListRefLayouts(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	var ids []chain.ThreadID
+	for _, p := range []string{"a", "b", "c"} {
+		th, err := r.StartThread(ctx, info, "task "+p, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, th.ID)
+	}
+	chaintest.Step(t, r, ids[0], "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
+	before := listByID(t, chaintest.Open(t, dir))
+
+	chaintest.Git(t, dir, "pack-refs", "--all")
+	sameListing(t, listByID(t, chaintest.Open(t, dir)), before)
+
+	// A loose ref over a packed one, and a deleted packed one.
+	chaintest.Step(t, r, ids[1], "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
+	chaintest.Git(t, dir, "update-ref", "-d", ids[2].Ref())
+	got := listByID(t, chaintest.Open(t, dir))
+	if _, ok := got[ids[2]]; ok || len(got) != 2 || deref(got[ids[1]].CurrentRole) != "reviewer" {
+		t.Fatalf("after a step and a deletion: %+v", got)
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	chaintest.Git(t, dir, "worktree", "add", "-q", wt)
+	sameListing(t, listByID(t, chaintest.Open(t, wt)), got)
+	sameListing(t, got, uncached(t, dir))
+
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	chaintest.Git(t, dir, "clone", "-q", "--bare", dir, bare)
+	chaintest.Git(t, dir, "push", "-q", bare, "refs/uwf/*:refs/uwf/*")
+	sameListing(t, listByID(t, chaintest.Open(t, bare)), got)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/git-uwf/git-uwf/internal/gitcli"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/oklog/ulid/v2"
 )
 
 // Status is a thread's derived state.
@@ -180,64 +181,116 @@ type ListOptions struct {
 // are derived and the cache is rewritten. "running" always comes from the
 // lock files.
 func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
-	// Read the cache and the lock directory while git lists the refs: the
+	// Read the cache and the lock directory while the refs are listed: the
 	// cache's entries are checked against the refs afterwards, so reading
 	// it first can only make an entry miss, never make it stale.
 	type local struct {
-		cache  map[ThreadID]cachedSummary
+		cache  summaryCache
 		locked map[ThreadID]bool
 	}
 	loaded := make(chan local, 1)
 	go func() { loaded <- local{r.loadSummaries(), r.lockedThreads()} }()
-	refs, err := r.Git.ForEachRef(ctx, ThreadsPrefix, AttemptsPrefix)
+	refs, err := r.Git.ListRefs(ctx, r.Info.CommonDir, ThreadsPrefix, AttemptsPrefix)
 	l := <-loaded
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
-	var ids []ThreadID
-	heads := map[ThreadID]plumbing.Hash{}
-	attempts := map[ThreadID]plumbing.Hash{}
+	type listed struct {
+		id      ThreadID
+		head    string // hex
+		created time.Time
+	}
+	threads := make([]listed, 0, len(refs))
+	var attempts map[ThreadID]string // hex; only failed threads have one
 	for _, ref := range refs {
-		isThread := strings.HasPrefix(ref.Name, ThreadsPrefix)
-		prefix, into := AttemptsPrefix, attempts
-		if isThread {
-			prefix, into = ThreadsPrefix, heads
+		name, isThread := strings.CutPrefix(ref.Name, ThreadsPrefix)
+		if !isThread {
+			name = strings.TrimPrefix(ref.Name, AttemptsPrefix)
 		}
-		id, err := ParseThreadID(strings.TrimPrefix(ref.Name, prefix))
-		if err != nil || !plumbing.IsHash(ref.OID) {
+		id, created, ok := threadIDOf(name)
+		if !ok || !isSHA1Hex(ref.OID) {
 			continue // not ours; ignore foreign refs in the namespace
 		}
 		if isThread {
-			ids = append(ids, id)
+			threads = append(threads, listed{id, ref.OID, created})
+			continue
 		}
-		into[id] = plumbing.NewHash(ref.OID)
+		if attempts == nil {
+			attempts = map[ThreadID]string{}
+		}
+		attempts[id] = ref.OID
 	}
-	want := map[Status]bool{}
-	for _, s := range opts.Statuses {
-		want[s] = true
+	// Newest first: ULIDs sort by time. The refs come sorted by name, so
+	// reversing them is usually enough.
+	newestFirst := func(a, b listed) int { return strings.Compare(string(b.id), string(a.id)) }
+	slices.Reverse(threads)
+	if !slices.IsSortedFunc(threads, newestFirst) {
+		slices.SortFunc(threads, newestFirst)
 	}
-	// Newest first: ULIDs sort by time.
-	slices.SortFunc(ids, func(a, b ThreadID) int { return strings.Compare(string(b), string(a)) })
-	cache, locked := l.cache, l.locked
-	keep := make([]cachedSummary, 0, len(ids))
-	keys := make(map[ThreadID]cacheKey, len(ids))
+
+	// Match the cache lines with the threads: by merging when the file is
+	// newest first (as written), through a map otherwise.
+	cache := l.cache
+	var byID map[ThreadID]int
+	if !cache.newestFirst {
+		byID = make(map[ThreadID]int, len(cache.lines))
+		for i, c := range cache.lines {
+			byID[c.id] = i
+		}
+	}
+	next := 0
+	lineOf := func(id ThreadID) (cacheLine, bool) {
+		if byID != nil {
+			if i, ok := byID[id]; ok {
+				return cache.lines[i], true
+			}
+			return cacheLine{}, false
+		}
+		for next < len(cache.lines) && cache.lines[next].id > id {
+			next++
+		}
+		if next < len(cache.lines) && cache.lines[next].id == id {
+			return cache.lines[next], true
+		}
+		return cacheLine{}, false
+	}
+	sums := make([]Summary, len(threads))
+	lines := make([]string, len(threads)) // "" for a miss
+	roles := make([]string, 0, 2*len(threads))
+	hits := 0
 	var misses []ThreadID
-	for _, id := range ids {
-		key := cacheKey{head: heads[id], attempts: attempts[id]}
-		keys[id] = key
-		if c, hit := cache[id]; !hit || c.key != key {
-			misses = append(misses, id)
+	var keys map[ThreadID]cacheKey
+	missAt := map[ThreadID]int{}
+	for i, t := range threads {
+		if c, ok := lineOf(t.id); ok && c.head == t.head && c.attempts == attempts[t.id] {
+			if c.summary(&sums[i], t.created, &roles) {
+				lines[i] = c.line
+				hits++
+				continue
+			}
 		}
+		if keys == nil {
+			keys = map[ThreadID]cacheKey{}
+		}
+		key := cacheKey{head: plumbing.NewHash(t.head)}
+		if a, ok := attempts[t.id]; ok {
+			key.attempts = plumbing.NewHash(a)
+		}
+		keys[t.id] = key
+		misses = append(misses, t.id)
+		missAt[t.id] = i
 	}
 	// Rewrite the cache file only when it would change: it holds entries
-	// that are no longer hits (gone or moved threads), or a miss produced a
-	// cacheable summary. Unreadable threads are never cached, so they alone
-	// do not cause a rewrite on every listing.
-	changed := len(cache) != len(ids)-len(misses)
+	// that are no longer hits (gone or moved threads, damaged lines), or a
+	// miss produced a cacheable summary. Unreadable threads are never
+	// cached, so they alone do not cause a rewrite on every listing.
+	changed := len(cache.lines) != hits
 	if len(misses) > 0 {
 		for id, c := range r.summarizeMany(ctx, misses, keys, listBatchMin) {
-			cache[id] = c
-			if c.sum.Thread != "" {
+			i := missAt[id]
+			sums[i] = c.sum
+			if c.sum.Thread != "" { // "" marks a summary that must not be cached
+				lines[i] = formatSummaryLine(c)
 				changed = true
 			}
 		}
@@ -245,15 +298,24 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 			return nil, err
 		}
 	}
-	out := make([]Summary, 0, len(ids))
-	for _, id := range ids {
-		c := cache[id]
-		if c.sum.Thread != "" { // "" marks a summary that must not be cached
-			keep = append(keep, c)
+	if changed {
+		keep := make([]string, 0, len(lines))
+		for _, line := range lines {
+			if line != "" {
+				keep = append(keep, line)
+			}
 		}
-		s := c.sum
-		s.Thread = id
-		if s.Status != StatusCompleted && (locked == nil || locked[id]) && r.threadRunning(id) {
+		r.storeSummaries(keep)
+	}
+	want := map[Status]bool{}
+	for _, s := range opts.Statuses {
+		want[s] = true
+	}
+	out := sums[:0] // filtered in place
+	for i, t := range threads {
+		s := &sums[i]
+		s.Thread = t.id
+		if s.Status != StatusCompleted && (l.locked == nil || l.locked[t.id]) && r.threadRunning(t.id) {
 			s.Status = StatusRunning
 		}
 		switch {
@@ -266,12 +328,44 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 				continue
 			}
 		}
-		out = append(out, s)
-	}
-	if changed {
-		r.storeSummaries(keep)
+		if len(out) != i {
+			sums[len(out)] = *s
+		}
+		out = out[:len(out)+1]
 	}
 	return out, nil
+}
+
+// isSHA1Hex is plumbing.IsHash for what git prints (lower-case hex),
+// without its decoding copy.
+func isSHA1Hex(s string) bool {
+	if len(s) != 2*len(plumbing.ZeroHash) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// threadIDOf parses a thread ref's last component, and returns the time
+// the id encodes (its CreatedAt). Ids as git-uwf writes them (canonical
+// upper-case ULIDs) are used as they are, without a copy.
+func threadIDOf(name string) (ThreadID, time.Time, bool) {
+	if len(name) == 26 && !strings.ContainsFunc(name, func(c rune) bool { return 'a' <= c && c <= 'z' }) {
+		u, err := ulid.ParseStrict(name)
+		if err != nil {
+			return "", time.Time{}, false
+		}
+		return ThreadID(name), ulid.Time(u.Time()).UTC(), true
+	}
+	id, err := ParseThreadID(name)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return id, id.Time().UTC(), true
 }
 
 // summarizeHead derives a thread's summary, without the running overlay.

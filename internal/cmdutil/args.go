@@ -51,6 +51,9 @@ func FirstLine(s string, max int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
+	if len(s) <= max { // at most max runes: nothing to cut
+		return s
+	}
 	if r := []rune(s); len(r) > max {
 		return string(r[:max-1]) + "…"
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
@@ -194,4 +196,132 @@ func jsonToNode(dec *json.Decoder) (*yaml.Node, error) {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
 	}
 	return nil, errors.New("unexpected json token")
+}
+
+// Table lays out rows of cells in columns exactly as a text/tabwriter
+// created with NewWriter(w, 0, tabwidth, 2, ' ', 0) lays out the same rows
+// written as cells joined by tabs, one line each: every cell but the last
+// of its row is padded with spaces to the width (in runes) of the widest
+// cell of its column, plus two. It is the fast path for long listings: no
+// per-cell buffering or formatting. When a cell holds a byte that
+// tabwriter treats specially (tab, newline, \v, \f, \r, 0xff), the table
+// is written through tabwriter itself.
+type Table struct {
+	ncol  int
+	cells []string // row after row
+}
+
+// NewTable returns a table whose rows have len(header) cells, starting
+// with header.
+func NewTable(header ...string) *Table {
+	t := &Table{ncol: len(header)}
+	t.Row(header...)
+	return t
+}
+
+// Grow makes room for n more rows.
+func (t *Table) Grow(n int) { t.cells = slices.Grow(t.cells, n*t.ncol) }
+
+// Row adds a row. Missing cells are empty; extra cells are joined to the
+// last one with tabs (as tabwriter would see them).
+func (t *Table) Row(cells ...string) {
+	if len(cells) > t.ncol {
+		cells = append(slices.Clip(cells[:t.ncol-1]), strings.Join(cells[t.ncol-1:], "\t"))
+	}
+	t.cells = append(t.cells, cells...)
+	for range t.ncol - len(cells) {
+		t.cells = append(t.cells, "")
+	}
+}
+
+// WriteTo writes the table.
+func (t *Table) WriteTo(w io.Writer) (int64, error) {
+	if t.ncol == 0 {
+		return 0, nil
+	}
+	const padding = 2
+	widths := make([]int, t.ncol)
+	for i, c := range t.cells {
+		col := i % t.ncol
+		var class byte
+		for j := 0; j < len(c); j++ {
+			class |= cellByteClass[c[j]]
+		}
+		if class&cellSpecial != 0 {
+			return t.writeTabwriter(w)
+		}
+		if col < t.ncol-1 {
+			widths[col] = max(widths[col], cellWidth(c, class))
+		}
+	}
+	spaces := strings.Repeat(" ", slices.Max(widths)+padding)
+	buf := make([]byte, 0, 32<<10)
+	var n int64
+	for i, c := range t.cells {
+		buf = append(buf, c...)
+		if col := i % t.ncol; col < t.ncol-1 {
+			buf = append(buf, spaces[:widths[col]+padding-utf8.RuneCountInString(c)]...)
+			continue
+		}
+		buf = append(buf, '\n')
+		if len(buf) >= 28<<10 || i == len(t.cells)-1 {
+			m, err := w.Write(buf)
+			n += int64(m)
+			if err != nil {
+				return n, err
+			}
+			buf = buf[:0]
+		}
+	}
+	return n, nil
+}
+
+// cellWidth is a cell's width as tabwriter counts it: in runes.
+func cellWidth(c string, class byte) int {
+	if class&cellNonASCII == 0 {
+		return len(c)
+	}
+	return utf8.RuneCountInString(c)
+}
+
+// The bytes of a cell that need a closer look: those text/tabwriter does
+// not copy as they are (cell and line ends, its escape byte; and \r, to be
+// safe), and those that are not ASCII (their width is counted in runes).
+const (
+	cellSpecial byte = 1 << iota
+	cellNonASCII
+)
+
+var cellByteClass = func() (t [256]byte) {
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = cellNonASCII
+	}
+	for _, c := range []byte{'\t', '\n', '\v', '\f', '\r', 0xff} {
+		t[c] |= cellSpecial
+	}
+	return t
+}()
+
+// writeTabwriter is WriteTo through text/tabwriter.
+func (t *Table) writeTabwriter(w io.Writer) (int64, error) {
+	cw := &byteCounter{w: w}
+	tw := tabwriter.NewWriter(cw, 0, 8, 2, ' ', 0)
+	for i := 0; i < len(t.cells); i += t.ncol {
+		if _, err := io.WriteString(tw, strings.Join(t.cells[i:i+t.ncol], "\t")+"\n"); err != nil {
+			return cw.n, err
+		}
+	}
+	err := tw.Flush()
+	return cw.n, err
+}
+
+type byteCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
@@ -253,4 +254,75 @@ func TestPrintTextBuffered(t *testing.T) {
 	if cw.writes > 2 || !strings.HasPrefix(cw.String(), "line 0\n") || !strings.HasSuffix(cw.String(), "line 999\n") {
 		t.Fatalf("%d writes of %d bytes: want the whole text (written before the error) in one or two writes", cw.writes, cw.Len())
 	}
+}
+
+// tabwriterOf is what Table replaces: the rows joined by tabs through
+// text/tabwriter.
+func tabwriterOf(rows [][]string) string {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
+	for _, r := range rows {
+		io.WriteString(tw, strings.Join(r, "\t")+"\n")
+	}
+	tw.Flush()
+	return b.String()
+}
+
+func tableOf(rows [][]string) string {
+	t := NewTable(rows[0]...)
+	t.Grow(len(rows) - 1)
+	for _, r := range rows[1:] {
+		t.Row(r...)
+	}
+	var b bytes.Buffer
+	n, err := t.WriteTo(&b)
+	if err != nil || n != int64(b.Len()) {
+		panic(fmt.Sprint(n, err))
+	}
+	return b.String()
+}
+
+func TestTableMatchesTabwriter(t *testing.T) {
+	tests := []struct {
+		name string
+		rows [][]string
+	}{
+		{"header only", [][]string{{"A", "BB", "C"}}},
+		{"plain", [][]string{{"THREAD", "STATUS", "TASK"}, {"01ABC", "idle", "do it"}, {"01ABCDEFG", "completed", ""}}},
+		{"empty cells", [][]string{{"A", "", "C"}, {"", "", ""}, {"x", "", "long last cell"}}},
+		{"unicode", [][]string{{"NAME", "TASK"}, {"é日本", "ü…"}, {"ab", "c"}}},
+		{"one column", [][]string{{"A"}, {"bbb"}, {"c"}}},
+		{"tab in a cell", [][]string{{"A", "B", "C"}, {"x\ty", "z", "w"}, {"1", "2", "3"}}},
+		{"newline in a cell", [][]string{{"A", "B", "C"}, {"x\ny", "z", "w"}}},
+		{"escape byte", [][]string{{"A", "B"}, {"x\xffy\xff", "z"}}},
+		{"form feed", [][]string{{"A", "B"}, {"x\fy", "z"}, {"long cell", "q"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, want := tableOf(tt.rows), tabwriterOf(tt.rows); got != want {
+				t.Fatalf("table:\n%q\ntabwriter:\n%q", got, want)
+			}
+		})
+	}
+}
+
+func FuzzTableMatchesTabwriter(f *testing.F) {
+	f.Add("THREAD|WORKFLOW|STATUS\n01ABC|loop|idle\n01ABCDE|é|completed", 3)
+	f.Add("a|b\n\t|c\nd|\n", 2)
+	f.Fuzz(func(t *testing.T, spec string, ncol int) {
+		if ncol < 1 || ncol > 8 {
+			return
+		}
+		var rows [][]string
+		for line := range strings.SplitSeq(spec, "\n") {
+			cells := strings.Split(line, "|")
+			for len(cells) < ncol {
+				cells = append(cells, "")
+			}
+			rows = append(rows, cells[:ncol])
+		}
+		if got, want := tableOf(rows), tabwriterOf(rows); got != want {
+			t.Fatalf("table:\n%q\ntabwriter:\n%q", got, want)
+		}
+	})
 }

@@ -112,3 +112,13 @@ func (r *Runner) ForEachRef(ctx context.Context, patterns ...string) ([]RefEntry
 	}
 	return refs, nil
 }
+
+// ListRefs is ForEachRef for the repository whose common git directory is
+// commonDir: it reads the ref files in-process when ReadRefs can answer,
+// and runs `git for-each-ref` otherwise.
+func (r *Runner) ListRefs(ctx context.Context, commonDir string, patterns ...string) ([]RefEntry, error) {
+	if refs, ok, err := ReadRefs(commonDir, patterns...); ok && err == nil {
+		return refs, nil
+	}
+	return r.ForEachRef(ctx, patterns...)
+}

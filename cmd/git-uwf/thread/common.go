@@ -3,7 +3,7 @@ package thread
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -58,11 +58,11 @@ func ago(now, t time.Time) string {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+		return strconv.Itoa(int(d.Minutes())) + "m ago"
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
+		return strconv.Itoa(int(d.Hours())) + "h ago"
 	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+		return strconv.Itoa(int(d.Hours()/24)) + "d ago"
 	}
 }
 
