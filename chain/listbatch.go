@@ -293,7 +293,7 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 	n.OID = h.root.node
 	e := h.entry
 	e.Node = n
-	if r.decodeNode(e) != nil {
+	if r.decodeHeadNode(e) != nil {
 		return false
 	}
 	t := &Thread{ID: h.id, Head: e}
@@ -306,8 +306,11 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 			return false
 		}
 		t.StartAlias = start.Alias
-		if err := start.Decode(&t.Start); err != nil {
-			return false
+		if !decodeStartNode(start.Payload, &t.Start) {
+			t.Start = StartNode{}
+			if err := start.Decode(&t.Start); err != nil {
+				return false
+			}
 		}
 	}
 	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil {
