@@ -80,6 +80,25 @@ func (r *Runner) NewBatch(ctx context.Context) (*Batch, error) {
 	return r.startBatch(ctx, err == nil && gitAtLeast(v, 2, 36))
 }
 
+// NewBatches starts up to n Batches (at least one, or an error), so that
+// independent requests can be read by several git processes at once.
+func (r *Runner) NewBatches(ctx context.Context, n int) ([]*Batch, error) {
+	v, err := r.Output(ctx, "version")
+	buffered := err == nil && gitAtLeast(v, 2, 36)
+	var out []*Batch
+	for len(out) < max(n, 1) {
+		b, err := r.startBatch(ctx, buffered)
+		if err != nil {
+			if len(out) == 0 {
+				return nil, err
+			}
+			break
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 // startBatch starts cat-file with --batch-command --buffer when buffered,
 // else with --batch.
 func (r *Runner) startBatch(ctx context.Context, buffered bool) (*Batch, error) {

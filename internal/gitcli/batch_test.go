@@ -230,3 +230,35 @@ func TestGitAtLeast(t *testing.T) {
 		}
 	}
 }
+
+// NewBatches starts independent processes: each answers its own asks.
+func TestNewBatches(t *testing.T) {
+	_, r := batchRepo(t)
+	for _, n := range []int{0, 1, 3} {
+		bs, err := r.NewBatches(context.Background(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := max(n, 1); len(bs) != want {
+			t.Fatalf("NewBatches(%d): %d batches, want %d", n, len(bs), want)
+		}
+		var ps []*Pending
+		for i, b := range bs {
+			ps = append(ps, b.Ask([]string{"HEAD", fmt.Sprintf("HEAD~%d", i+5), "HEAD^{tree}"}))
+		}
+		for i := len(ps) - 1; i >= 0; i-- {
+			got, err := ps[i].Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 || got[0].Type != "commit" || !got[1].Missing || got[2].Type != "tree" {
+				t.Fatalf("batch %d: %+v", i, got)
+			}
+		}
+		for _, b := range bs {
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
