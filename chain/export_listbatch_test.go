@@ -27,3 +27,17 @@ func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual m
 	}
 	return batch, usual, nil
 }
+
+// SummarizeBatch derives the summaries of every thread through the
+// cat-file batch path only.
+func (r *Repo) SummarizeBatch(ctx context.Context) (int, error) {
+	ids, heads, err := r.ThreadIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	keys := map[ThreadID]cacheKey{}
+	for _, id := range ids {
+		keys[id] = cacheKey{head: heads[id]}
+	}
+	return len(r.summarizeMany(ctx, ids, keys, 1)), nil
+}

@@ -243,3 +243,35 @@ func stderrOf(err error) string {
 	}
 	return ""
 }
+
+// BenchmarkSummarizeBatch: the batch path alone over 300 threads (at their
+// start, after one step, completed).
+func BenchmarkSummarizeBatch(b *testing.B) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(b)
+	r := chaintest.Open(b, dir)
+	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(b, "review-loop", loopYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		th, err := r.StartThread(ctx, info, fmt.Sprintf("task %d", i), dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%3 > 0 {
+			chaintest.Step(b, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": fmt.Sprint("s", i)}, "")
+		}
+		if i%3 > 1 {
+			chaintest.Step(b, r, th.ID, "reviewer", map[string]any{"$status": "approved"}, "")
+		}
+	}
+	chaintest.Git(b, dir, "gc", "-q")
+	r = chaintest.Open(b, dir)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if n, err := r.SummarizeBatch(ctx); err != nil || n != 300 {
+			b.Fatalf("%d summaries, %v", n, err)
+		}
+	}
+}
