@@ -17,6 +17,8 @@ import (
 
 // Object is one answer of a Batch: an object's id, type and contents, or
 // Missing when git could not find (or could not uniquely resolve) the name.
+// The Data of small objects share larger blocks of memory: copy what is
+// kept for long.
 type Object struct {
 	Name    string // what was asked for
 	OID     string
@@ -47,6 +49,7 @@ type Batch struct {
 	// a "flush" line.
 	buffered bool
 	unread   []*Pending // asked, answers not read yet, in the order asked
+	slab     []byte     // the free rest of the block small answers are read into
 
 	// shared with the writer goroutine
 	mu      sync.Mutex
@@ -317,7 +320,7 @@ func (b *Batch) readOne(name string) (Object, error) {
 		return Object{}, fmt.Errorf("git cat-file --batch: bad size in %q for %s", header, name)
 	}
 	o := Object{Name: name, OID: string(oid), Type: objectType(typ)}
-	data := make([]byte, size+1)
+	data := b.alloc(int(size) + 1)
 	if _, err := io.ReadFull(b.out, data); err != nil {
 		return Object{}, b.failed(fmt.Sprintf("read %d bytes of %s", size, name), err)
 	}
@@ -326,6 +329,26 @@ func (b *Batch) readOne(name string) (Object, error) {
 	}
 	o.Data = data[:size:size]
 	return o, nil
+}
+
+// Small objects are carved out of shared blocks: one allocation per block
+// rather than per object.
+const (
+	slabSize  = 64 << 10
+	slabLimit = 4 << 10
+)
+
+// alloc returns n bytes for an answer's data.
+func (b *Batch) alloc(n int) []byte {
+	if n > slabLimit {
+		return make([]byte, n)
+	}
+	if len(b.slab) < n {
+		b.slab = make([]byte, slabSize)
+	}
+	p := b.slab[:n:n]
+	b.slab = b.slab[n:]
+	return p
 }
 
 // objectType returns typ as a string, without allocating for the four
