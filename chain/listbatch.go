@@ -2,12 +2,14 @@ package chain
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"runtime"
 
 	"github.com/git-uwf/git-uwf/internal/gitcli"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Deriving many summaries at once (a cold `thread list`) reads each head's
@@ -123,16 +125,16 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 // with a head.
 func askCommits(b *gitcli.Batch, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
-	names := make([]string, 0, len(f.chunk))
+	var names nameList
 	for _, id := range f.chunk {
 		k := keys[id]
 		if k.head.IsZero() {
 			continue
 		}
 		f.reads = append(f.reads, &headRead{id: id, key: k})
-		names = append(names, k.head.String())
+		names.add(k.head, "")
 	}
-	f.commits = b.Ask(names)
+	f.commits = b.Ask(names.strings())
 }
 
 // askTrees reads f's commits and asks b for their root trees.
@@ -142,7 +144,7 @@ func askTrees(b *gitcli.Batch, f *flight) {
 		f.err = err
 		return
 	}
-	names := make([]string, 0, len(f.reads))
+	var names nameList
 	for i, h := range f.reads {
 		c, ok := parseCommit(objs[i])
 		if !ok {
@@ -150,9 +152,9 @@ func askTrees(b *gitcli.Batch, f *flight) {
 			continue
 		}
 		h.entry = &Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
-		names = append(names, c.tree.String())
+		names.add(c.tree, "")
 	}
-	f.trees = b.Ask(names)
+	f.trees = b.Ask(names.strings())
 }
 
 // askNodes reads f's root trees and asks b for the head and start nodes
@@ -166,7 +168,7 @@ func askNodes(b *gitcli.Batch, f *flight) {
 		f.err = err
 		return
 	}
-	names := make([]string, 0, 2*len(f.reads))
+	var names nameList
 	for _, h := range f.reads {
 		if h.id == "" {
 			continue
@@ -178,12 +180,12 @@ func askNodes(b *gitcli.Batch, f *flight) {
 			continue
 		}
 		h.root = root
-		names = append(names, root.node.String())
+		names.add(root.node, "")
 		if root.start != root.node {
-			names = append(names, root.start.String())
+			names.add(root.start, "")
 		}
 	}
-	f.nodes = b.Ask(names)
+	f.nodes = b.Ask(names.strings())
 }
 
 // decodeHeads reads and decodes f's nodes, routes the threads that need
@@ -221,11 +223,11 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
 		}
 		h.finish(r, moderator.RouteContext{Start: moderator.StartView{Workflow: h.t.Workflow.Name, Prompt: h.t.Start.Prompt}})
 	}
-	names := make([]string, len(f.steps))
-	for i, h := range f.steps {
-		names[i] = h.root.nodes.String() + ":" + string(h.t.Head.Step.Output)
+	var names nameList
+	for _, h := range f.steps {
+		names.add(h.root.nodes, ":"+string(h.t.Head.Step.Output))
 	}
-	f.outs = b.Ask(names)
+	f.outs = b.Ask(names.strings())
 }
 
 // settle reads f's outputs, routes the step heads and records every
@@ -334,4 +336,28 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 	}
 	h.t = t
 	return true
+}
+
+// nameList builds the names of one Ask in one buffer, rather than a
+// string per name.
+type nameList struct {
+	buf  []byte
+	ends []int
+}
+
+// add appends the hex of h followed by suffix.
+func (l *nameList) add(h plumbing.Hash, suffix string) {
+	l.buf = hex.AppendEncode(l.buf, h[:])
+	l.buf = append(l.buf, suffix...)
+	l.ends = append(l.ends, len(l.buf))
+}
+
+func (l *nameList) strings() []string {
+	all := string(l.buf)
+	out := make([]string, len(l.ends))
+	start := 0
+	for i, end := range l.ends {
+		out[i], start = all[start:end], end
+	}
+	return out
 }

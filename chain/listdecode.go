@@ -27,7 +27,7 @@ type payloadReader struct {
 // members calls field for each member of the object; field reads the
 // value and reports whether it could. Names field does not know must be
 // passed to skip.
-func (p *payloadReader) members(field func(name string) bool) bool {
+func (p *payloadReader) members(field func(name []byte) bool) bool {
 	d := p.data
 	if p.pos >= len(d) || d[p.pos] != '{' {
 		return false
@@ -38,7 +38,7 @@ func (p *payloadReader) members(field func(name string) bool) bool {
 		return p.pos == len(d)
 	}
 	for {
-		name, ok := p.plainString()
+		name, ok := p.plainBytes()
 		if !ok || p.pos >= len(d) || d[p.pos] != ':' {
 			return false
 		}
@@ -61,25 +61,31 @@ func (p *payloadReader) members(field func(name string) bool) bool {
 	}
 }
 
-// plainString reads a string without escapes.
-func (p *payloadReader) plainString() (string, bool) {
+// plainBytes reads a string without escapes and returns its contents.
+func (p *payloadReader) plainBytes() ([]byte, bool) {
 	d := p.data
 	if p.pos >= len(d) || d[p.pos] != '"' {
-		return "", false
+		return nil, false
 	}
 	end := p.pos + 1
 	for end < len(d) && d[end] != '"' {
 		if d[end] == '\\' {
-			return "", false
+			return nil, false
 		}
 		end++
 	}
 	if end >= len(d) {
-		return "", false
+		return nil, false
 	}
-	s := string(d[p.pos+1 : end])
+	b := d[p.pos+1 : end]
 	p.pos = end + 1
-	return s, true
+	return b, true
+}
+
+// plainString reads a string without escapes.
+func (p *payloadReader) plainString() (string, bool) {
+	b, ok := p.plainBytes()
+	return string(b), ok
 }
 
 // null consumes a null, if there is one.
@@ -165,9 +171,9 @@ func (p *payloadReader) bool(v *bool) bool {
 
 // skip reads a value of a member no field is named after, unless
 // encoding/json would match its name to one of fields regardless of case.
-func (p *payloadReader) skip(name string, fields []string) bool {
+func (p *payloadReader) skip(name []byte, fields []string) bool {
 	for _, f := range fields {
-		if strings.EqualFold(name, f) {
+		if strings.EqualFold(string(name), f) {
 			return false
 		}
 	}
@@ -252,8 +258,8 @@ var (
 // decodeStartNode decodes a StartNode payload as encoding/json would.
 func decodeStartNode(payload []byte, s *StartNode) bool {
 	p := payloadReader{data: payload}
-	return p.members(func(name string) bool {
-		switch name {
+	return p.members(func(name []byte) bool {
+		switch string(name) {
 		case "workflow":
 			return p.alias(&s.Workflow)
 		case "prompt":
@@ -280,8 +286,8 @@ func (p *payloadReader) prev(a **objects.Alias) bool {
 // decodeStepNode decodes a StepNode payload as encoding/json would.
 func decodeStepNode(payload []byte, s *StepNode) bool {
 	p := payloadReader{data: payload}
-	return p.members(func(name string) bool {
-		switch name {
+	return p.members(func(name []byte) bool {
+		switch string(name) {
 		case "start":
 			return p.alias(&s.Start)
 		case "prev":
@@ -322,8 +328,8 @@ func decodeStepNode(payload []byte, s *StepNode) bool {
 // decodeCancelNode decodes a CancelNode payload as encoding/json would.
 func decodeCancelNode(payload []byte, c *CancelNode) bool {
 	p := payloadReader{data: payload}
-	return p.members(func(name string) bool {
-		switch name {
+	return p.members(func(name []byte) bool {
+		switch string(name) {
 		case "start":
 			return p.alias(&c.Start)
 		case "prev":
