@@ -14,25 +14,26 @@ import (
 
 // Deriving many summaries at once (a cold `thread list`) reads each head's
 // commit, root tree, node and start node, and for a step its output,
-// through one `git cat-file` process, instead of one go-git object read at
-// a time. Threads go in chunks, each in four rounds: the head commits; their
-// root trees; the head and start nodes (once when the head is the start);
-// the outputs of step heads (<nodes tree>:<alias>). Objects are asked for
-// by oid where the oid is known, since a path or a peel (<commit>^{tree})
-// makes git read the objects along it again. The rounds
+// through long-lived `git cat-file` processes, instead of one go-git object
+// read at a time. Threads go in chunks, each in four rounds: the head
+// commits; their root trees; the head and start nodes (once when the head
+// is the start); the outputs of step heads (<nodes tree>:<alias>). Objects
+// are asked for by oid where the oid is known, since a path or a peel
+// (<commit>^{tree}) makes git read the objects along it again. The rounds
 // of successive chunks are pipelined: while Go decodes one round of a
-// chunk, git already reads the rounds asked for before it (the next
-// chunk's commits, the previous chunk's nodes or outputs). The objects read
-// and the rules applied are those of ThreadAt and headState; any thread
-// this path does not handle cheaply (transition workflows, which route on
-// the whole chain; an unexpected tree; a missing or damaged object) is
-// derived the usual way.
+// chunk, git already reads the rounds asked for before it (later chunks'
+// commits, earlier chunks' nodes or outputs), and with more than one CPU
+// two cat-file processes take alternate chunks. The objects read and the
+// rules applied are those of ThreadAt and headState; any thread this path
+// does not handle cheaply (transition workflows, which route on the whole
+// chain; an unexpected tree; a missing or damaged object) is derived the
+// usual way.
 
 const (
 	// listBatchMin is the fewest summaries worth a cat-file process.
 	listBatchMin = 32
 	// batchChunk bounds how many threads are in flight (and in memory):
-	// the answers of at most four chunks' rounds are held at once.
+	// each of the five stages below holds at most one chunk.
 	batchChunk = 512
 )
 
