@@ -126,7 +126,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 // with a head.
 func askCommits(b *gitcli.Batch, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
-	var names nameList
+	names := newNameList(len(f.chunk), 0)
 	for _, id := range f.chunk {
 		k := keys[id]
 		if k.head.IsZero() {
@@ -145,7 +145,7 @@ func askTrees(b *gitcli.Batch, f *flight) {
 		f.err = err
 		return
 	}
-	var names nameList
+	names := newNameList(len(f.reads), 0)
 	for i, h := range f.reads {
 		c, ok := parseCommit(objs[i])
 		if !ok {
@@ -169,7 +169,7 @@ func askNodes(b *gitcli.Batch, f *flight) {
 		f.err = err
 		return
 	}
-	var names nameList
+	names := newNameList(2*len(f.reads), 0)
 	for _, h := range f.reads {
 		if h.id == "" {
 			continue
@@ -224,7 +224,7 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
 		}
 		h.finish(r, moderator.RouteContext{Start: moderator.StartView{Workflow: h.t.Workflow.Name, Prompt: h.t.Start.Prompt}})
 	}
-	var names nameList
+	names := newNameList(len(f.steps), 1+objects.AliasLen)
 	for _, h := range f.steps {
 		names.add(h.root.nodes, ":"+string(h.t.Head.Step.Output))
 	}
@@ -344,6 +344,11 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 type nameList struct {
 	buf  []byte
 	ends []int
+}
+
+// newNameList makes room for n names with suffixes of about suffix bytes.
+func newNameList(n, suffix int) nameList {
+	return nameList{buf: make([]byte, 0, n*(2*len(plumbing.Hash{})+suffix)), ends: make([]int, 0, n)}
 }
 
 // add appends the hex of h followed by suffix.
