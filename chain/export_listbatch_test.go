@@ -3,8 +3,9 @@ package chain
 import "context"
 
 // SummariesBothWays derives the summaries of every thread twice, through
-// the cat-file batch path and one go-git read at a time, for comparison.
-func (r *Repo) SummariesBothWays(ctx context.Context) (batch, usual map[ThreadID]Summary, err error) {
+// the cat-file batch path (in chunks of chunk threads) and one go-git read
+// at a time, for comparison.
+func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual map[ThreadID]Summary, err error) {
 	ids, heads, err := r.ThreadIDs(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -18,11 +19,25 @@ func (r *Repo) SummariesBothWays(ctx context.Context) (batch, usual map[ThreadID
 		keys[id] = cacheKey{head: heads[id], attempts: tip}
 	}
 	batch, usual = map[ThreadID]Summary{}, map[ThreadID]Summary{}
-	for id, c := range r.summarizeMany(ctx, ids, keys, 1) {
+	for id, c := range r.summarizeChunks(ctx, ids, keys, 1, chunk) {
 		batch[id] = c.sum
 	}
 	for _, id := range ids {
 		usual[id] = r.summarizeHead(ctx, id, keys[id]).sum
 	}
 	return batch, usual, nil
+}
+
+// SummarizeBatch derives the summaries of every thread through the
+// cat-file batch path only.
+func (r *Repo) SummarizeBatch(ctx context.Context) (int, error) {
+	ids, heads, err := r.ThreadIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	keys := map[ThreadID]cacheKey{}
+	for _, id := range ids {
+		keys[id] = cacheKey{head: heads[id]}
+	}
+	return len(r.summarizeMany(ctx, ids, keys, 1)), nil
 }

@@ -2,29 +2,38 @@ package chain
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"runtime"
 
 	"github.com/git-uwf/git-uwf/internal/gitcli"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Deriving many summaries at once (a cold `thread list`) reads each head's
-// commit, root tree, node, start node and, for a step, its output through
-// one `git cat-file --batch` process, in rounds over chunks of threads,
-// instead of one go-git object read at a time. The objects read and the
+// commit, root tree, node and start node, and for a step its output,
+// through long-lived `git cat-file` processes, instead of one go-git object
+// read at a time. Threads go in chunks, each in four rounds: the head
+// commits; their root trees; the head and start nodes (once when the head
+// is the start); the outputs of step heads (<nodes tree>:<alias>). Objects
+// are asked for by oid where the oid is known, since a path or a peel
+// (<commit>^{tree}) makes git read the objects along it again. The rounds
+// of successive chunks are pipelined: while Go decodes one round of a
+// chunk, git already reads the rounds asked for before it (later chunks'
+// commits, earlier chunks' nodes or outputs), and with more than one CPU
+// two cat-file processes take alternate chunks. The objects read and the
 // rules applied are those of ThreadAt and headState; any thread this path
 // does not handle cheaply (transition workflows, which route on the whole
-// chain; an unexpected tree; a missing object) is derived the usual way.
+// chain; an unexpected tree; a missing or damaged object) is derived the
+// usual way.
 
 const (
 	// listBatchMin is the fewest summaries worth a cat-file process.
 	listBatchMin = 32
-	// batchChunk bounds how many threads are in flight (and in memory).
+	// batchChunk bounds how many threads are in flight (and in memory):
+	// each of the five stages below holds at most one chunk.
 	batchChunk = 512
 )
 
@@ -33,142 +42,247 @@ type headRead struct {
 	id    ThreadID
 	key   cacheKey
 	entry *Entry
-	root  *object.Tree
-	start plumbing.Hash
-	wf    plumbing.Hash
+	root  rootEntries
 	t     *Thread
 	out   *cachedSummary
+}
+
+// flight is one chunk of threads on its way through the batch rounds.
+type flight struct {
+	b       *gitcli.Batch // the cat-file process reading this chunk
+	chunk   []ThreadID
+	reads   []*headRead
+	commits *gitcli.Pending // head commit of each read
+	trees   *gitcli.Pending // root tree of each read left
+	nodes   *gitcli.Pending // head node, and start node unless the same
+	steps   []*headRead     // reads whose head is a step, in the order of outs
+	outs    *gitcli.Pending // the output of each of steps
+	err     error           // the batch broke: every thread takes the usual path
 }
 
 // summarizeMany derives the summaries of ids (without the running
 // overlay), keyed as in keys, through a cat-file process when there are at
 // least minBatch of them.
 func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, minBatch int) map[ThreadID]cachedSummary {
+	return r.summarizeChunks(ctx, ids, keys, minBatch, batchChunk)
+}
+
+// summarizeChunks is summarizeMany with chunks of chunk threads.
+func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, minBatch, chunk int) map[ThreadID]cachedSummary {
 	out := make(map[ThreadID]cachedSummary, len(ids))
-	var b *gitcli.Batch
-	if len(ids) >= minBatch {
-		b, _ = r.Git.NewBatch(ctx) // on failure every thread takes the usual path
+	var flights []*flight
+	for start := 0; start < len(ids); start += chunk {
+		flights = append(flights, &flight{chunk: ids[start:min(start+chunk, len(ids))]})
 	}
-	if b != nil {
+	var batches []*gitcli.Batch
+	if len(ids) >= minBatch {
+		// Git reads objects about as fast as Go decodes them: with more
+		// than one CPU, two cat-file processes take alternate chunks.
+		n := 1
+		if len(flights) > 1 && runtime.NumCPU() > 1 {
+			n = 2
+		}
+		batches, _ = r.Git.NewBatches(ctx, n) // on failure every thread takes the usual path
+	}
+	if len(batches) == 0 {
+		for _, id := range ids {
+			if ctx.Err() != nil {
+				break
+			}
+			out[id] = r.summarizeHead(ctx, id, keys[id])
+		}
+		return out
+	}
+	for _, b := range batches {
 		defer b.Close()
 	}
-	for start := 0; start < len(ids) && ctx.Err() == nil; start += batchChunk {
-		chunk := ids[start:min(start+batchChunk, len(ids))]
-		var done map[ThreadID]cachedSummary
-		if b != nil {
-			var err error
-			if done, err = r.summarizeChunk(ctx, b, chunk, keys); err != nil {
-				b.Close()
-				b, done = nil, nil
+	for j, f := range flights {
+		f.b = batches[j%len(batches)]
+	}
+	// The rounds of a chunk are stages; step i runs stage s on chunk i-s,
+	// so each stage waits for answers asked for at least one step earlier,
+	// with later requests queued behind them for git to work on meanwhile.
+	stages := []func(*flight){
+		func(f *flight) { askCommits(f.b, f, keys) },
+		func(f *flight) { askTrees(f.b, f) },
+		func(f *flight) { askNodes(f.b, f) },
+		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
+		func(f *flight) { r.settle(ctx, f, keys, out) },
+	}
+	for i := 0; i < len(flights)+len(stages)-1 && ctx.Err() == nil; i++ {
+		for s, stage := range stages {
+			if j := i - s; j >= 0 && j < len(flights) {
+				stage(flights[j])
 			}
 		}
-		for _, id := range chunk {
-			if c, ok := done[id]; ok {
-				out[id] = c
-			} else {
-				out[id] = r.summarizeHead(ctx, id, keys[id])
-			}
+		if j := i - len(stages) + 1; j >= 0 && j < len(flights) {
+			flights[j] = nil // let its objects go
 		}
 	}
 	return out
 }
 
-// summarizeChunk derives what it can of chunk through b. Threads missing
-// from the result take the usual path. An error means b is unusable.
-func (r *Repo) summarizeChunk(ctx context.Context, b *gitcli.Batch, chunk []ThreadID, keys map[ThreadID]cacheKey) (map[ThreadID]cachedSummary, error) {
-	reads := make([]*headRead, 0, len(chunk))
-	for _, id := range chunk {
-		if k := keys[id]; !k.head.IsZero() {
-			reads = append(reads, &headRead{id: id, key: k})
+// askCommits starts a chunk: it asks b for the head commit of each thread
+// with a head.
+func askCommits(b *gitcli.Batch, f *flight, keys map[ThreadID]cacheKey) {
+	f.reads = make([]*headRead, 0, len(f.chunk))
+	names := newNameList(len(f.chunk), 0)
+	for _, id := range f.chunk {
+		k := keys[id]
+		if k.head.IsZero() {
+			continue
+		}
+		f.reads = append(f.reads, &headRead{id: id, key: k})
+		names.add(k.head, "")
+	}
+	f.commits = b.Ask(names.strings())
+}
+
+// askTrees reads f's commits and asks b for their root trees.
+func askTrees(b *gitcli.Batch, f *flight) {
+	objs, err := f.commits.Wait()
+	if err != nil {
+		f.err = err
+		return
+	}
+	names := newNameList(len(f.reads), 0)
+	for i, h := range f.reads {
+		c, ok := parseCommit(objs[i])
+		if !ok {
+			h.id = "" // left to the usual path
+			continue
+		}
+		h.entry = &Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
+		names.add(c.tree, "")
+	}
+	f.trees = b.Ask(names.strings())
+}
+
+// askNodes reads f's root trees and asks b for the head and start nodes
+// they name.
+func askNodes(b *gitcli.Batch, f *flight) {
+	if f.err != nil {
+		return
+	}
+	objs, err := f.trees.Wait()
+	if err != nil {
+		f.err = err
+		return
+	}
+	names := newNameList(2*len(f.reads), 0)
+	for _, h := range f.reads {
+		if h.id == "" {
+			continue
+		}
+		root, ok := parseRootTree(objs[0])
+		objs = objs[1:]
+		if !ok || root.node.IsZero() || root.start.IsZero() || root.workflow.IsZero() {
+			h.id = "" // let the usual path word the error
+			continue
+		}
+		h.root = root
+		names.add(root.node, "")
+		if root.start != root.node {
+			names.add(root.start, "")
 		}
 	}
-	// Round 1: head commits.
-	err := batchRound(b, reads, func(h *headRead) []string { return []string{h.key.head.String()} },
-		func(h *headRead, objs []gitcli.Object) bool {
-			c, ok := decodeCommit(objs[0])
-			if !ok {
-				return false
-			}
-			h.entry = &Entry{Commit: h.key.head, Tree: c.TreeHash, Time: c.Committer.When}
-			if len(c.ParentHashes) > 0 {
-				h.entry.Parent = c.ParentHashes[0]
-			}
-			return true
-		})
-	if err != nil {
-		return nil, err
+	f.nodes = b.Ask(names.strings())
+}
+
+// decodeHeads reads and decodes f's nodes, routes the threads that need
+// no output, and asks b for the outputs of the others.
+func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
+	if f.err != nil {
+		return
 	}
-	// Round 2: root trees.
-	reads = live(reads)
-	err = batchRound(b, reads, func(h *headRead) []string { return []string{h.entry.Tree.String()} },
-		func(h *headRead, objs []gitcli.Object) bool {
-			t, ok := decodeTree(objs[0])
-			if !ok {
-				return false
-			}
-			h.root = t
-			node, start, wf := treeHash(t, "node", false), treeHash(t, "start", false), treeHash(t, "workflow", true)
-			if node.IsZero() || start.IsZero() || wf.IsZero() {
-				return false // let the usual path word the error
-			}
-			h.start, h.wf = start, wf
-			return true
-		})
+	objs, err := f.nodes.Wait()
 	if err != nil {
-		return nil, err
+		f.err = err
+		return
 	}
-	// Round 3: the head's node and the start node.
-	reads = live(reads)
-	err = batchRound(b, reads, func(h *headRead) []string {
-		return []string{treeHash(h.root, "node", false).String(), h.start.String()}
-	}, func(h *headRead, objs []gitcli.Object) bool {
-		return r.decodeHead(ctx, h, objs[0], objs[1])
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Round 4: outputs of step heads (status-map workflows route on the
-	// head step alone).
-	reads = live(reads)
-	var steps []*headRead
-	for _, h := range reads {
+	for _, h := range f.reads {
+		if h.id == "" {
+			continue
+		}
+		node, start := objs[0], objs[0]
+		objs = objs[1:]
+		if h.root.start != h.root.node {
+			start, objs = objs[0], objs[1:]
+		}
+		if !r.decodeHead(ctx, h, node, start) {
+			h.id = ""
+			continue
+		}
 		if h.t.Head.Kind == KindStep {
-			steps = append(steps, h)
+			if h.root.nodes.IsZero() {
+				h.id = ""
+				continue
+			}
+			// Status-map workflows route on the head step alone.
+			f.steps = append(f.steps, h)
 			continue
 		}
 		h.finish(r, moderator.RouteContext{Start: moderator.StartView{Workflow: h.t.Workflow.Name, Prompt: h.t.Start.Prompt}})
 	}
-	err = batchRound(b, steps, func(h *headRead) []string {
-		return []string{h.entry.Tree.String() + ":nodes/" + string(h.t.Head.Step.Output)}
-	}, func(h *headRead, objs []gitcli.Object) bool {
-		if objs[0].Missing || objs[0].Type != "blob" {
-			return false
+	names := newNameList(len(f.steps), 1+objects.AliasLen)
+	for _, h := range f.steps {
+		names.add(h.root.nodes, ":"+string(h.t.Head.Step.Output))
+	}
+	f.outs = b.Ask(names.strings())
+}
+
+// settle reads f's outputs, routes the step heads and records every
+// summary of f's chunk in out, deriving the usual way what the batch did
+// not.
+func (r *Repo) settle(ctx context.Context, f *flight, keys map[ThreadID]cacheKey, out map[ThreadID]cachedSummary) {
+	if f.err == nil {
+		if objs, err := f.outs.Wait(); err != nil {
+			f.err = err
+		} else {
+			for i, h := range f.steps {
+				if !h.finishStep(r, objs[i]) {
+					h.id = ""
+				}
+			}
 		}
-		n, err := objects.DecodeNode(objs[0].Data)
-		if err != nil || n.Alias != h.t.Head.Step.Output {
-			return false
+	}
+	done := make(map[ThreadID]*cachedSummary, len(f.reads))
+	if f.err == nil {
+		for _, h := range f.reads {
+			if h.id != "" && h.out != nil {
+				done[h.id] = h.out
+			}
 		}
-		var output map[string]any
-		if err := json.Unmarshal(n.Payload, &output); err != nil || output == nil {
-			output = map[string]any{}
+	}
+	for _, id := range f.chunk {
+		if c, ok := done[id]; ok {
+			out[id] = *c
+		} else if ctx.Err() == nil {
+			out[id] = r.summarizeHead(ctx, id, keys[id])
 		}
-		s := h.t.Head.Step
-		h.finish(r, moderator.RouteContext{
-			Start: moderator.StartView{Workflow: h.t.Workflow.Name, Prompt: h.t.Start.Prompt},
-			Steps: []moderator.StepView{{Role: s.Role, Output: output, Agent: s.Agent, EdgePrompt: s.EdgePrompt}},
-		})
-		return true
+	}
+}
+
+// finishStep routes a step head on its output. False leaves the thread to
+// the usual path.
+func (h *headRead) finishStep(r *Repo, o gitcli.Object) bool {
+	if o.Missing || o.Type != "blob" {
+		return false
+	}
+	n, err := objects.DecodeNode(o.Data)
+	if err != nil || n.Alias != h.t.Head.Step.Output {
+		return false
+	}
+	var output map[string]any
+	if err := json.Unmarshal(n.Payload, &output); err != nil || output == nil {
+		output = map[string]any{}
+	}
+	s := h.t.Head.Step
+	h.finish(r, moderator.RouteContext{
+		Start: moderator.StartView{Workflow: h.t.Workflow.Name, Prompt: h.t.Start.Prompt},
+		Steps: []moderator.StepView{{Role: s.Role, Output: output, Agent: s.Agent, EdgePrompt: s.EdgePrompt}},
 	})
-	if err != nil {
-		return nil, err
-	}
-	done := make(map[ThreadID]cachedSummary, len(chunk))
-	for _, h := range reads {
-		if h.out != nil {
-			done[h.id] = *h.out
-		}
-	}
-	return done, nil
+	return true
 }
 
 // finish routes a decoded head and records its summary.
@@ -192,21 +306,30 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 	if err != nil {
 		return false
 	}
-	n.OID = plumbing.NewHash(nodeObj.OID)
+	n.OID = h.root.node
 	e := h.entry
 	e.Node = n
-	if r.decodeNode(e) != nil {
+	if r.decodeHeadNode(e) != nil {
 		return false
 	}
-	start, err := objects.DecodeNode(startObj.Data)
-	if err != nil {
-		return false
+	t := &Thread{ID: h.id, Head: e}
+	if h.root.start == h.root.node && e.Kind == KindStart {
+		// A thread at its start: the head is the start node.
+		t.StartAlias, t.Start = n.Alias, *e.Start
+	} else {
+		start, err := objects.DecodeNode(startObj.Data)
+		if err != nil {
+			return false
+		}
+		t.StartAlias = start.Alias
+		if !decodeStartNode(start.Payload, &t.Start) {
+			t.Start = StartNode{}
+			if err := start.Decode(&t.Start); err != nil {
+				return false
+			}
+		}
 	}
-	t := &Thread{ID: h.id, Head: e, StartAlias: start.Alias}
-	if err := start.Decode(&t.Start); err != nil {
-		return false
-	}
-	if t.Workflow, err = r.loadWorkflowTree(ctx, h.wf); err != nil {
+	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil {
 		return false
 	}
 	if t.Workflow.Workflow.Form == moderator.Transitions && e.Kind != KindCancel {
@@ -216,87 +339,31 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 	return true
 }
 
-// batchRound asks b for names(h) of every h in reads and hands each its
-// answers; a thread whose use returns false is dropped (left to the usual
-// path).
-func batchRound(b *gitcli.Batch, reads []*headRead, names func(*headRead) []string, use func(*headRead, []gitcli.Object) bool) error {
-	if len(reads) == 0 {
-		return nil
-	}
-	var ask []string
-	counts := make([]int, len(reads))
-	for i, h := range reads {
-		n := names(h)
-		counts[i] = len(n)
-		ask = append(ask, n...)
-	}
-	objs, err := b.Get(ask)
-	if err != nil {
-		return fmt.Errorf("read thread heads: %w", err)
-	}
-	for i, h := range reads {
-		if !use(h, objs[:counts[i]]) {
-			h.id = "" // dropped
-		}
-		objs = objs[counts[i]:]
-	}
-	return nil
+// nameList builds the names of one Ask in one buffer, rather than a
+// string per name.
+type nameList struct {
+	buf  []byte
+	ends []int
 }
 
-// live keeps the reads still in play.
-func live(reads []*headRead) []*headRead {
-	out := reads[:0]
-	for _, h := range reads {
-		if h.id != "" {
-			out = append(out, h)
-		}
+// newNameList makes room for n names with suffixes of about suffix bytes.
+func newNameList(n, suffix int) nameList {
+	return nameList{buf: make([]byte, 0, n*(2*len(plumbing.Hash{})+suffix)), ends: make([]int, 0, n)}
+}
+
+// add appends the hex of h followed by suffix.
+func (l *nameList) add(h plumbing.Hash, suffix string) {
+	l.buf = hex.AppendEncode(l.buf, h[:])
+	l.buf = append(l.buf, suffix...)
+	l.ends = append(l.ends, len(l.buf))
+}
+
+func (l *nameList) strings() []string {
+	all := string(l.buf)
+	out := make([]string, len(l.ends))
+	start := 0
+	for i, end := range l.ends {
+		out[i], start = all[start:end], end
 	}
 	return out
-}
-
-func decodeCommit(o gitcli.Object) (*object.Commit, bool) {
-	if o.Missing || o.Type != "commit" {
-		return nil, false
-	}
-	mo := &plumbing.MemoryObject{}
-	mo.SetType(plumbing.CommitObject)
-	if _, err := mo.Write(o.Data); err != nil {
-		return nil, false
-	}
-	c := &object.Commit{}
-	if err := c.Decode(mo); err != nil {
-		return nil, false
-	}
-	return c, true
-}
-
-func decodeTree(o gitcli.Object) (*object.Tree, bool) {
-	if o.Missing || o.Type != "tree" {
-		return nil, false
-	}
-	mo := &plumbing.MemoryObject{}
-	mo.SetType(plumbing.TreeObject)
-	if _, err := mo.Write(o.Data); err != nil {
-		return nil, false
-	}
-	t := &object.Tree{}
-	if err := t.Decode(mo); err != nil {
-		return nil, false
-	}
-	return t, true
-}
-
-// treeHash is the oid of a top-level entry of t: a file when dirMode is 0,
-// a directory when dir; zero when absent.
-func treeHash(t *object.Tree, name string, dir bool) plumbing.Hash {
-	for _, e := range t.Entries {
-		if e.Name != name {
-			continue
-		}
-		if (e.Mode == filemode.Dir) != dir {
-			return plumbing.ZeroHash
-		}
-		return e.Hash
-	}
-	return plumbing.ZeroHash
 }

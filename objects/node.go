@@ -64,6 +64,9 @@ func encodeCanonicalNode(typ Alias, canonicalPayload []byte) []byte {
 // JSON of {"payload":P,"type":"T"} or {"payload":P}; anything else is
 // ErrNotNode. OID is left zero.
 func DecodeNode(blob []byte) (Node, error) {
+	if n, ok := decodeCanonicalNode(blob); ok {
+		return n, nil
+	}
 	c, err := Canonicalize(blob)
 	if err != nil {
 		return Node{}, fmt.Errorf("%w: %w", ErrNotNode, err)

@@ -17,6 +17,8 @@ import (
 
 // Object is one answer of a Batch: an object's id, type and contents, or
 // Missing when git could not find (or could not uniquely resolve) the name.
+// The Data of small objects share larger blocks of memory: copy what is
+// kept for long.
 type Object struct {
 	Name    string // what was asked for
 	OID     string
@@ -28,8 +30,14 @@ type Object struct {
 // Batch reads objects through one long-lived `git cat-file --batch`
 // process: names (object ids or any revision such as <oid>:<path>) are
 // streamed in and objects are parsed out, so reading many objects costs one
-// process instead of one per object. A Batch is not safe for concurrent
-// use. After any error it is broken and every later Get fails; Close
+// process instead of one per object.
+//
+// Requests are pipelined: Ask queues names and returns at once, a
+// goroutine writes them to git while earlier answers are still being read,
+// and Pending.Wait reads the answers. Git answers in the order it was
+// asked, so git can work on later requests while the caller decodes
+// earlier answers. A Batch (and its Pendings) is not safe for concurrent
+// use. After any error it is broken and every later request fails; Close
 // always releases the process.
 type Batch struct {
 	cmd    *exec.Cmd
@@ -37,12 +45,71 @@ type Batch struct {
 	out    *bufio.Reader
 	stderr *bytes.Buffer
 	err    error // sticky
+	// buffered: git runs --batch-command --buffer and answers only after
+	// a "flush" line.
+	buffered bool
+	unread   []*Pending // asked, answers not read yet, in the order asked
+	slab     []byte     // the free rest of the block small answers are read into
+
+	// shared with the writer goroutine
+	mu      sync.Mutex
+	queue   [][]string
+	closing bool
+	wake    chan struct{} // cap 1: queue or closing changed
+	wrote   chan struct{} // closed when the writer has finished
+	werr    error         // set by the writer before wrote is closed
+	started bool
+}
+
+// Pending is the answer to one Ask, read by Wait.
+type Pending struct {
+	b     *Batch
+	names []string
+	objs  []Object
+	err   error
+	done  bool
 }
 
 // NewBatch starts `git cat-file --batch`. The process ends when ctx is done
 // or Close is called.
+//
+// With git 2.36 or later it runs `git cat-file --batch-command --buffer`
+// instead, asking "contents <name>" and sending "flush" after each round
+// of names: git then writes its answers in large blocks rather than one
+// write per object, which saves a pipe write and a wake-up of the reader
+// per object. Older git gets the plain --batch, with the same answers.
 func (r *Runner) NewBatch(ctx context.Context) (*Batch, error) {
-	cmd := exec.CommandContext(ctx, r.Path, "cat-file", "--batch")
+	v, err := r.Output(ctx, "version")
+	return r.startBatch(ctx, err == nil && gitAtLeast(v, 2, 36))
+}
+
+// NewBatches starts up to n Batches (at least one, or an error), so that
+// independent requests can be read by several git processes at once.
+func (r *Runner) NewBatches(ctx context.Context, n int) ([]*Batch, error) {
+	v, err := r.Output(ctx, "version")
+	buffered := err == nil && gitAtLeast(v, 2, 36)
+	var out []*Batch
+	for len(out) < max(n, 1) {
+		b, err := r.startBatch(ctx, buffered)
+		if err != nil {
+			if len(out) == 0 {
+				return nil, err
+			}
+			break
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// startBatch starts cat-file with --batch-command --buffer when buffered,
+// else with --batch.
+func (r *Runner) startBatch(ctx context.Context, buffered bool) (*Batch, error) {
+	args := []string{"cat-file", "--batch"}
+	if buffered {
+		args = []string{"cat-file", "--batch-command", "--buffer"}
+	}
+	cmd := exec.CommandContext(ctx, r.Path, args...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(append(os.Environ(), r.Env...), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	cmd.WaitDelay = 5 * time.Second
@@ -59,98 +126,247 @@ func (r *Runner) NewBatch(ctx context.Context) (*Batch, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start git cat-file --batch: %w", err)
 	}
-	return &Batch{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 64<<10), stderr: &stderr}, nil
+	return &Batch{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 256<<10), stderr: &stderr,
+		buffered: buffered, wake: make(chan struct{}, 1), wrote: make(chan struct{})}, nil
 }
 
-// Get asks for every name and returns the answers in the same order. The
-// names are written while the answers are read, so any number of names
-// can be asked at once without filling the pipes.
+// gitAtLeast reports whether the output of `git version` ("git version
+// 2.39.5", perhaps with a vendor suffix) names major.minor or later.
+func gitAtLeast(version string, major, minor int) bool {
+	f := strings.Fields(version)
+	if len(f) < 3 || f[0] != "git" || f[1] != "version" {
+		return false
+	}
+	parts := strings.SplitN(f[2], ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	maj, err1 := strconv.Atoi(parts[0])
+	mnr, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return maj > major || (maj == major && mnr >= minor)
+}
+
+// Get asks for every name and returns the answers in the same order. Any
+// number of names can be asked at once without filling the pipes.
 func (b *Batch) Get(names []string) ([]Object, error) {
+	return b.Ask(names).Wait()
+}
+
+// Ask queues names to be written to git and returns without waiting for
+// the answers. Answers are read (and held in memory) only by Wait, so
+// several Asks may be outstanding; git blocks on a full pipe until they are
+// read.
+func (b *Batch) Ask(names []string) *Pending {
+	p := &Pending{b: b, names: names}
 	if b.err != nil {
-		return nil, b.err
+		p.done, p.err = true, b.err
+		return p
 	}
 	for _, n := range names {
 		if n == "" || strings.ContainsAny(n, "\n\x00") {
-			return nil, fmt.Errorf("git cat-file --batch: invalid object name %q", n)
+			p.done, p.err = true, fmt.Errorf("git cat-file --batch: invalid object name %q", n)
+			return p
 		}
 	}
-	var wg sync.WaitGroup
-	var werr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		w := bufio.NewWriterSize(b.stdin, 32<<10)
-		for _, n := range names {
-			if _, werr = w.WriteString(n); werr != nil {
-				return
-			}
-			if werr = w.WriteByte('\n'); werr != nil {
-				return
-			}
-		}
-		werr = w.Flush()
-	}()
-	out := make([]Object, 0, len(names))
-	var rerr error
-	for _, n := range names {
-		o, err := b.readOne(n)
-		if err != nil {
-			rerr = err
+	if len(names) == 0 {
+		p.done = true
+		return p
+	}
+	b.mu.Lock()
+	if !b.started {
+		b.started = true
+		go b.writeLoop()
+	}
+	b.queue = append(b.queue, names)
+	b.mu.Unlock()
+	b.signal()
+	b.unread = append(b.unread, p)
+	return p
+}
+
+// Wait returns the answers to the names of p, in the same order, reading
+// the answers to earlier Asks first.
+func (p *Pending) Wait() ([]Object, error) {
+	b := p.b
+	for !p.done {
+		if b.err != nil {
+			b.failAll()
 			break
 		}
-		out = append(out, o)
+		q := b.unread[0]
+		b.unread = b.unread[1:]
+		q.objs = make([]Object, 0, len(q.names))
+		for _, n := range q.names {
+			o, err := b.readOne(n)
+			if err != nil {
+				b.err = err
+				// The writer may be blocked on a process that no longer reads.
+				b.kill()
+				break
+			}
+			q.objs = append(q.objs, o)
+		}
+		if b.err != nil {
+			q.objs, q.err, q.done = nil, b.err, true
+			b.failAll()
+			break
+		}
+		q.done = true
 	}
-	if rerr != nil {
-		// The writer may be blocked on a process that no longer reads.
+	return p.objs, p.err
+}
+
+// failAll ends every unread Pending with the sticky error.
+func (b *Batch) failAll() {
+	for _, q := range b.unread {
+		q.done, q.err = true, b.err
+	}
+	b.unread = nil
+}
+
+func (b *Batch) signal() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes queued names to git, flushing whenever the queue runs
+// empty, until Close. It closes git's stdin when done. On a write error it
+// kills git, so that a reader waiting for answers sees the process end.
+func (b *Batch) writeLoop() {
+	defer close(b.wrote)
+	w := bufio.NewWriterSize(b.stdin, 64<<10)
+	flush := false // names were written since the last "flush"
+	fail := func(err error) {
+		b.werr = err
 		b.kill()
 	}
-	wg.Wait()
-	if rerr == nil && werr != nil {
-		rerr = fmt.Errorf("git cat-file --batch: write: %w", werr)
+	for {
+		b.mu.Lock()
+		queue, closing := b.queue, b.closing
+		b.queue = nil
+		b.mu.Unlock()
+		if len(queue) == 0 {
+			if flush && b.buffered {
+				if _, err := w.WriteString("flush\n"); err != nil {
+					fail(err)
+					return
+				}
+			}
+			flush = false
+			if err := w.Flush(); err != nil {
+				fail(err)
+				return
+			}
+			if closing {
+				if err := b.stdin.Close(); err != nil {
+					b.werr = err
+				}
+				return
+			}
+			<-b.wake
+			continue
+		}
+		flush = true
+		for _, names := range queue {
+			for _, n := range names {
+				if b.buffered {
+					if _, err := w.WriteString("contents "); err != nil {
+						fail(err)
+						return
+					}
+				}
+				if _, err := w.WriteString(n); err != nil {
+					fail(err)
+					return
+				}
+				if err := w.WriteByte('\n'); err != nil {
+					fail(err)
+					return
+				}
+			}
+		}
 	}
-	if rerr != nil {
-		b.err = rerr
-		return nil, rerr
-	}
-	return out, nil
 }
 
 // readOne parses one answer: "<oid> <type> <size>\n<data>\n" or
 // "<name> missing\n" (also "ambiguous").
 func (b *Batch) readOne(name string) (Object, error) {
-	header, err := b.out.ReadString('\n')
+	line, err := b.out.ReadSlice('\n')
 	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return Object{}, fmt.Errorf("git cat-file --batch: answer header too long for %s", name)
+		}
 		return Object{}, b.failed(fmt.Sprintf("read header for %s", name), err)
 	}
-	header = strings.TrimSuffix(header, "\n")
-	if rest, ok := strings.CutSuffix(header, " missing"); ok && rest == name {
+	header := line[:len(line)-1]
+	if rest, ok := bytes.CutSuffix(header, []byte(" missing")); ok && string(rest) == name {
 		return Object{Name: name, Missing: true}, nil
 	}
-	if rest, ok := strings.CutSuffix(header, " ambiguous"); ok && rest == name {
+	if rest, ok := bytes.CutSuffix(header, []byte(" ambiguous")); ok && string(rest) == name {
 		return Object{Name: name, Missing: true}, nil
 	}
-	f := strings.Split(header, " ")
-	if len(f) != 3 {
+	oid, rest, ok1 := bytes.Cut(header, []byte{' '})
+	typ, sizeText, ok2 := bytes.Cut(rest, []byte{' '})
+	if !ok1 || !ok2 || bytes.IndexByte(sizeText, ' ') >= 0 {
 		return Object{}, fmt.Errorf("git cat-file --batch: unexpected answer %q for %s", header, name)
 	}
-	size, err := strconv.ParseInt(f[2], 10, 64)
+	size, err := strconv.ParseInt(string(sizeText), 10, 64)
 	if err != nil || size < 0 {
 		return Object{}, fmt.Errorf("git cat-file --batch: bad size in %q for %s", header, name)
 	}
-	data := make([]byte, size+1)
+	o := Object{Name: name, OID: string(oid), Type: objectType(typ)}
+	data := b.alloc(int(size) + 1)
 	if _, err := io.ReadFull(b.out, data); err != nil {
 		return Object{}, b.failed(fmt.Sprintf("read %d bytes of %s", size, name), err)
 	}
 	if data[size] != '\n' {
 		return Object{}, fmt.Errorf("git cat-file --batch: object %s is not followed by a newline", name)
 	}
-	return Object{Name: name, OID: f[0], Type: f[1], Data: data[:size]}, nil
+	o.Data = data[:size:size]
+	return o, nil
+}
+
+// Small objects are carved out of shared blocks: one allocation per block
+// rather than per object.
+const (
+	slabSize  = 64 << 10
+	slabLimit = 4 << 10
+)
+
+// alloc returns n bytes for an answer's data.
+func (b *Batch) alloc(n int) []byte {
+	if n > slabLimit {
+		return make([]byte, n)
+	}
+	if len(b.slab) < n {
+		b.slab = make([]byte, slabSize)
+	}
+	p := b.slab[:n:n]
+	b.slab = b.slab[n:]
+	return p
+}
+
+// objectType returns typ as a string, without allocating for the four
+// object types.
+func objectType(typ []byte) string {
+	for _, t := range [...]string{"blob", "tree", "commit", "tag"} {
+		if string(typ) == t {
+			return t
+		}
+	}
+	return string(typ)
 }
 
 // failed describes a read error, with git's stderr when the process died.
 func (b *Batch) failed(what string, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		b.kill()
+		b.stopWriter()
 		_ = b.cmd.Wait()
 		msg := strings.TrimSpace(b.stderr.String())
 		if msg == "" {
@@ -167,15 +383,43 @@ func (b *Batch) kill() {
 	}
 }
 
+// stopWriter tells the writer to finish and waits for it: it flushes what
+// is queued and closes git's stdin.
+func (b *Batch) stopWriter() {
+	b.mu.Lock()
+	b.closing = true
+	started := b.started
+	b.started = true // no writer may start after this
+	b.mu.Unlock()
+	if !started {
+		close(b.wrote)
+		_ = b.stdin.Close()
+		return
+	}
+	b.signal()
+	<-b.wrote
+}
+
 // Close ends the process. It is safe to call more than once.
 func (b *Batch) Close() error {
 	if b.cmd.ProcessState != nil {
 		return nil
 	}
-	_ = b.stdin.Close() // EOF on stdin: cat-file exits on its own
+	if len(b.unread) > 0 {
+		// Git may be blocked writing answers nobody will read.
+		b.kill()
+		if b.err == nil {
+			b.err = errors.New("git cat-file --batch: closed")
+		}
+		b.failAll()
+	}
+	b.stopWriter() // EOF on stdin: cat-file exits on its own
 	err := b.cmd.Wait()
 	if b.err == nil && err != nil {
 		return fmt.Errorf("git cat-file --batch: %w", err)
+	}
+	if b.err == nil && b.werr != nil {
+		return fmt.Errorf("git cat-file --batch: write: %w", b.werr)
 	}
 	return nil
 }

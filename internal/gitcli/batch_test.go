@@ -3,10 +3,12 @@ package gitcli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func batchRepo(t *testing.T) (string, *Runner) {
@@ -20,6 +22,12 @@ func batchRepo(t *testing.T) (string, *Runner) {
 }
 
 func TestBatchGet(t *testing.T) {
+	for _, buffered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("buffered=%v", buffered), func(t *testing.T) { testBatchGet(t, buffered) })
+	}
+}
+
+func testBatchGet(t *testing.T, buffered bool) {
 	dir, r := batchRepo(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB: larger than any buffer
 	if err := os.WriteFile(filepath.Join(dir, "big"), big, 0o644); err != nil {
@@ -32,7 +40,7 @@ func TestBatchGet(t *testing.T) {
 	git(t, dir, "commit", "-q", "-m", "files")
 	bigOID := git(t, dir, "rev-parse", "HEAD:big")
 
-	b, err := r.NewBatch(context.Background())
+	b, err := r.startBatch(context.Background(), buffered)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,4 +128,137 @@ func TestBatchContextCancel(t *testing.T) {
 		t.Fatal("a cancelled batch answered everything")
 	}
 	_ = b.Close()
+}
+
+// Several Asks may be outstanding; each Wait gets its own answers whatever
+// the order of the Waits, and Close does not hang on answers nobody read.
+func TestBatchAskPipelined(t *testing.T) {
+	for _, buffered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("buffered=%v", buffered), func(t *testing.T) { testBatchAskPipelined(t, buffered) })
+	}
+}
+
+func testBatchAskPipelined(t *testing.T, buffered bool) {
+	dir, r := batchRepo(t)
+	big := bytes.Repeat([]byte("fedcba9876543210"), 1<<16) // 1 MiB: fills the pipes
+	if err := os.WriteFile(filepath.Join(dir, "big"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "big")
+	git(t, dir, "commit", "-q", "-m", "big")
+	tests := []struct {
+		name  string
+		order []int // the order of the Waits; a missing index is never read
+	}{
+		{"in order", []int{0, 1, 2}},
+		{"reversed", []int{2, 1, 0}},
+		{"middle first", []int{1, 2, 0}},
+		{"last never read", []int{0, 1}},
+		{"none read", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := r.startBatch(context.Background(), buffered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			asks := [][]string{{"HEAD:big", "HEAD"}, {"HEAD:nope", "HEAD:big"}, {"HEAD^{tree}", "HEAD:big", "HEAD:big"}}
+			var ps []*Pending
+			for _, a := range asks {
+				ps = append(ps, b.Ask(a))
+			}
+			for _, i := range tc.order {
+				got, err := ps[i].Wait()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(asks[i]) {
+					t.Fatalf("ask %d: %d answers for %d names", i, len(got), len(asks[i]))
+				}
+				for j, o := range got {
+					if o.Name != asks[i][j] {
+						t.Fatalf("ask %d answer %d is for %q, want %q", i, j, o.Name, asks[i][j])
+					}
+					if asks[i][j] == "HEAD:big" && !bytes.Equal(o.Data, big) {
+						t.Fatalf("ask %d answer %d: %d bytes, want the big blob", i, j, len(o.Data))
+					}
+					if asks[i][j] == "HEAD:nope" && !o.Missing {
+						t.Fatalf("ask %d answer %d: want missing", i, j)
+					}
+				}
+			}
+			done := make(chan struct{})
+			go func() {
+				_ = b.Close()
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("Close hung with unread answers")
+			}
+			if len(tc.order) < len(asks) {
+				if _, err := ps[len(asks)-1].Wait(); err == nil {
+					t.Fatal("an answer left unread before Close was read after it")
+				}
+			}
+		})
+	}
+}
+
+func TestGitAtLeast(t *testing.T) {
+	tests := []struct {
+		version string
+		want    bool
+	}{
+		{"git version 2.39.5", true},
+		{"git version 2.36.0", true},
+		{"git version 2.35.8", false},
+		{"git version 3.0.0", true},
+		{"git version 1.99.0", false},
+		{"git version 2.39.3 (Apple Git-146)", true},
+		{"git version 2.45.1.windows.1", true},
+		{"git version 2.30", false},
+		{"git version x.y", false},
+		{"", false},
+		{"hub version 2.40.0", false},
+	}
+	for _, tc := range tests {
+		if got := gitAtLeast(tc.version, 2, 36); got != tc.want {
+			t.Errorf("gitAtLeast(%q, 2, 36) = %v, want %v", tc.version, got, tc.want)
+		}
+	}
+}
+
+// NewBatches starts independent processes: each answers its own asks.
+func TestNewBatches(t *testing.T) {
+	_, r := batchRepo(t)
+	for _, n := range []int{0, 1, 3} {
+		bs, err := r.NewBatches(context.Background(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := max(n, 1); len(bs) != want {
+			t.Fatalf("NewBatches(%d): %d batches, want %d", n, len(bs), want)
+		}
+		var ps []*Pending
+		for i, b := range bs {
+			ps = append(ps, b.Ask([]string{"HEAD", fmt.Sprintf("HEAD~%d", i+5), "HEAD^{tree}"}))
+		}
+		for i := len(ps) - 1; i >= 0; i-- {
+			got, err := ps[i].Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 || got[0].Type != "commit" || !got[1].Missing || got[2].Type != "tree" {
+				t.Fatalf("batch %d: %+v", i, got)
+			}
+		}
+		for _, b := range bs {
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

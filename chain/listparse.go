@@ -1,0 +1,130 @@
+package chain
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strconv"
+	"time"
+
+	"github.com/git-uwf/git-uwf/internal/gitcli"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Parsing the few fields a summary needs from raw commit and tree objects,
+// for the batch path of summarizeMany. Only git's canonical layout is
+// accepted; anything else is refused, and the thread is derived the usual
+// way through go-git.
+
+// commitHead is what a summary needs of a commit.
+type commitHead struct {
+	tree, parent plumbing.Hash
+	when         time.Time
+}
+
+// parseCommit reads the tree, the first parent and the committer time of
+// a commit in git's canonical layout: a tree line, parent lines, an author
+// line and a committer line. The time is decoded as go-git decodes it.
+func parseCommit(o gitcli.Object) (commitHead, bool) {
+	var c commitHead
+	if o.Missing || o.Type != "commit" {
+		return c, false
+	}
+	data := o.Data
+	line, rest, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok || !hashField(line, "tree ", &c.tree) {
+		return c, false
+	}
+	for first := true; ; first = false {
+		if line, rest, ok = bytes.Cut(rest, []byte{'\n'}); !ok {
+			return c, false
+		}
+		if !bytes.HasPrefix(line, []byte("parent ")) {
+			break
+		}
+		var p plumbing.Hash
+		if !hashField(line, "parent ", &p) {
+			return c, false
+		}
+		if first {
+			c.parent = p
+		}
+	}
+	if !bytes.HasPrefix(line, []byte("author ")) {
+		return c, false
+	}
+	if line, _, ok = bytes.Cut(rest, []byte{'\n'}); !ok || !bytes.HasPrefix(line, []byte("committer ")) {
+		return c, false
+	}
+	var sig object.Signature
+	sig.Decode(line[len("committer "):])
+	c.when = sig.When
+	return c, true
+}
+
+// hashField parses "<prefix><40 hex digits>" into h.
+func hashField(line []byte, prefix string, h *plumbing.Hash) bool {
+	if len(line) != len(prefix)+2*len(h) || string(line[:len(prefix)]) != prefix {
+		return false
+	}
+	for _, b := range line[len(prefix):] {
+		if b >= 'A' && b <= 'F' {
+			return false // git writes lower case; go-git would accept it, so leave it to go-git
+		}
+	}
+	_, err := hex.Decode(h[:], line[len(prefix):])
+	return err == nil
+}
+
+// rootEntries are the entries of a thread commit's root tree that a
+// summary needs; zero when absent or of the wrong kind.
+type rootEntries struct {
+	node, start, workflow, nodes plumbing.Hash
+}
+
+// parseRootTree reads a tree object ("<octal mode> <name>\0<20-byte oid>"
+// entries). As treeHash does, the first entry of a name counts: node and
+// start must not be directories, workflow and nodes must be.
+func parseRootTree(o gitcli.Object) (rootEntries, bool) {
+	var r rootEntries
+	if o.Missing || o.Type != "tree" {
+		return r, false
+	}
+	data := o.Data
+	var seen [4]bool
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp <= 0 {
+			return r, false
+		}
+		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		if err != nil {
+			return r, false
+		}
+		nul := bytes.IndexByte(data[sp+1:], 0)
+		if nul < 0 || len(data) < sp+1+nul+1+20 {
+			return r, false
+		}
+		name := data[sp+1 : sp+1+nul]
+		var oid plumbing.Hash
+		copy(oid[:], data[sp+1+nul+1:])
+		data = data[sp+1+nul+1+20:]
+		dir := filemode.FileMode(mode) == filemode.Dir
+		for i, want := range [...]struct {
+			name string
+			dir  bool
+			into *plumbing.Hash
+		}{{"node", false, &r.node}, {"start", false, &r.start}, {"workflow", true, &r.workflow}, {"nodes", true, &r.nodes}} {
+			if seen[i] || string(name) != want.name {
+				continue
+			}
+			seen[i] = true
+			if dir == want.dir {
+				*want.into = oid
+			}
+		}
+	}
+	return r, true
+}

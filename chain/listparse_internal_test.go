@@ -1,0 +1,128 @@
+package chain
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// parseCommit reads what go-git reads, or refuses.
+func TestParseCommitMatchesGoGit(t *testing.T) {
+	const tree = "3283740917267e66be20848350cb2ad9543a5809"
+	const p1, p2 = "281e92c1c8171afff1f2702aa987f31e0712b790", "beca86cd4b73314ae3666ccc5cef5ba7cce9b6cd"
+	const who = "A U Thor <a@example.invalid> 1795244417 +0130"
+	tests := []struct {
+		name string
+		data string
+		ok   bool
+	}{
+		{"root commit", "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\n\nmsg\n", true},
+		{"one parent", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nmsg\n", true},
+		{"two parents", "tree " + tree + "\nparent " + p1 + "\nparent " + p2 + "\nauthor " + who + "\ncommitter B <b@x> 1 -0700\ngpgsig x\n\nmsg", true},
+		{"negative zone", "tree " + tree + "\nauthor " + who + "\ncommitter C <c@x> 1700000000 -0230\n\n", true},
+		{"no time", "tree " + tree + "\nauthor " + who + "\ncommitter C <c@x>\n\n", true},
+		{"upper-case hex", "tree " + string(bytes.ToUpper([]byte(tree))) + "\nauthor " + who + "\ncommitter " + who + "\n\n", false},
+		{"short tree", "tree 3283\nauthor " + who + "\ncommitter " + who + "\n\n", false},
+		{"no committer", "tree " + tree + "\nauthor " + who + "\n\nmsg\n", false},
+		{"committer first", "tree " + tree + "\ncommitter " + who + "\nauthor " + who + "\n\n", false},
+		{"no tree", "author " + who + "\ncommitter " + who + "\n\n", false},
+		{"empty", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := parseCommit(gitcli.Object{Type: "commit", Data: []byte(tc.data)})
+			if ok != tc.ok {
+				t.Fatalf("parseCommit ok = %v, want %v", ok, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			mo := &plumbing.MemoryObject{}
+			mo.SetType(plumbing.CommitObject)
+			if _, err := mo.Write([]byte(tc.data)); err != nil {
+				t.Fatal(err)
+			}
+			var c object.Commit
+			if err := c.Decode(mo); err != nil {
+				t.Fatal(err)
+			}
+			var parent plumbing.Hash
+			if len(c.ParentHashes) > 0 {
+				parent = c.ParentHashes[0]
+			}
+			if got.tree != c.TreeHash || got.parent != parent || !got.when.Equal(c.Committer.When) {
+				t.Fatalf("parseCommit = %v %v %v, go-git %v %v %v", got.tree, got.parent, got.when, c.TreeHash, parent, c.Committer.When)
+			}
+		})
+	}
+	if _, ok := parseCommit(gitcli.Object{Type: "tree", Data: []byte("tree " + tree + "\n")}); ok {
+		t.Error("parseCommit accepted a tree")
+	}
+}
+
+func TestParseRootTree(t *testing.T) {
+	h := func(b byte) plumbing.Hash { return plumbing.Hash{b, b, b} }
+	entry := func(mode, name string, oid plumbing.Hash) string { return mode + " " + name + "\x00" + string(oid[:]) }
+	tests := []struct {
+		name string
+		data string
+		want rootEntries
+		ok   bool
+	}{
+		{"thread commit", entry("40000", "nodes", h(4)) + entry("100644", "node", h(1)) + entry("100644", "start", h(2)) + entry("40000", "workflow", h(3)),
+			rootEntries{node: h(1), start: h(2), workflow: h(3), nodes: h(4)}, true},
+		{"wrong kinds", entry("40000", "node", h(1)) + entry("100644", "workflow", h(3)) + entry("100644", "nodes", h(4)) + entry("100755", "start", h(2)),
+			rootEntries{start: h(2)}, true},
+		{"first of a name counts", entry("100644", "node", h(1)) + entry("100644", "node", h(9)), rootEntries{node: h(1)}, true},
+		{"first of a name counts, even of the wrong kind", entry("40000", "node", h(1)) + entry("100644", "node", h(9)), rootEntries{}, true},
+		{"empty", "", rootEntries{}, true},
+		{"bad mode", entry("10x644", "node", h(1)), rootEntries{}, false},
+		{"truncated oid", entry("100644", "node", h(1))[:20], rootEntries{}, false},
+		{"no name end", "100644 node", rootEntries{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := parseRootTree(gitcli.Object{Type: "tree", Data: []byte(tc.data)})
+			if ok != tc.ok || (ok && got != tc.want) {
+				t.Fatalf("parseRootTree = %+v, %v; want %+v, %v", got, ok, tc.want, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			// treeHash over go-git's decoding agrees.
+			mo := &plumbing.MemoryObject{}
+			mo.SetType(plumbing.TreeObject)
+			if _, err := mo.Write([]byte(tc.data)); err != nil {
+				t.Fatal(err)
+			}
+			var tr object.Tree
+			if err := tr.Decode(mo); err != nil {
+				t.Fatal(err)
+			}
+			want := rootEntries{node: treeHash(&tr, "node", false), start: treeHash(&tr, "start", false),
+				workflow: treeHash(&tr, "workflow", true), nodes: treeHash(&tr, "nodes", true)}
+			if got != want {
+				t.Fatalf("parseRootTree = %+v, treeHash over go-git %+v", got, want)
+			}
+		})
+	}
+}
+
+// treeHash is how the batch path used to read a root tree decoded by
+// go-git: the first entry of a name, a directory when dir, else zero.
+func treeHash(t *object.Tree, name string, dir bool) plumbing.Hash {
+	for _, e := range t.Entries {
+		if e.Name != name {
+			continue
+		}
+		if (e.Mode == filemode.Dir) != dir {
+			return plumbing.ZeroHash
+		}
+		return e.Hash
+	}
+	return plumbing.ZeroHash
+}
