@@ -122,6 +122,9 @@ type plan struct {
 
 // Step runs one moderator → agent → verify → append cycle.
 func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) (*Result, error) {
+	// The commit at the end needs the committer identity, which costs a git
+	// process: resolve it from the start, beside everything else.
+	e.Repo.WarmIdentity(ctx)
 	unlock, err := e.Repo.LockThread(id)
 	if err != nil {
 		return nil, err
@@ -233,8 +236,6 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if e.Progress != nil {
 		stop = e.Progress(fmt.Sprintf("%s · %s", p.role, spec.Name))
 	}
-	// The commit identity costs a git process: resolve it while the agent runs.
-	e.Repo.WarmIdentity(ctx)
 	started := time.Now()
 	inv := agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
 		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr}
