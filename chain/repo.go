@@ -38,6 +38,7 @@ type Repo struct {
 	held      map[ThreadID]bool               // thread locks this process holds
 
 	entries entryCache // decoded thread commits, by start node (entrycache.go)
+	refs    *refFiles  // single ref lookups in the ref files (refread.go)
 }
 
 // Options configure Open.
@@ -76,7 +77,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 		now = time.Now
 	}
 	return &Repo{Info: info, Git: run, Store: store, now: now,
-		schemas: map[string]objects.Ref{}, schemaAliases: map[string]objects.Alias{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{}}, nil
+		schemas: map[string]objects.Ref{}, schemaAliases: map[string]objects.Alias{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
+		refs: &refFiles{common: info.CommonDir}}, nil
 }
 
 // Now is the repository's clock (injectable for tests).
@@ -217,6 +219,12 @@ func (r *Repo) commitTime(id identity) time.Time {
 
 // resolveRef reads a ref's current value; zero hash when absent.
 func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
+	if h, found, ok := r.refs.lookup(name); ok {
+		if !found {
+			return plumbing.ZeroHash, nil
+		}
+		return h, nil
+	}
 	ref, err := r.Store.Storer().Reference(plumbing.ReferenceName(name))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
