@@ -23,6 +23,7 @@
 //
 // Lower-level pieces are usable on their own: ParseFrontmatter and
 // ExtractOutput, OutputFormatInstruction, AssemblePrompt, Run (process
-// spawning with timeouts and process-group kill), ChatComplete and
+// spawning with timeouts and process-group kill), RunFunc (the same limits
+// for an agent that runs inside the caller's process), ChatComplete and
 // LLMExtract (OpenAI-compatible endpoints) and Redactor.
 package agentkit

@@ -15,9 +15,6 @@ import (
 	"time"
 )
 
-// errTimedOut is the context cause [Run] uses for Invocation.Timeout.
-var errTimedOut = errors.New("agent timeout")
-
 // Run runs the agent command described by inv and waits for it.
 //
 // The child runs in its own process group. When ctx is done or the timeout

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -29,14 +30,17 @@ type Redaction struct {
 // A Redactor is safe for concurrent use.
 type Redactor struct {
 	rules  []redactRule
-	marker *regexp.Regexp
+	marker func() *regexp.Regexp
 }
 
 // redactRule is one kind of secret. The secret is submatch group of re
 // (0 = the whole match); keep, when set, rejects look-alikes.
 type redactRule struct {
-	kind        string
-	re          *regexp.Regexp
+	kind string
+	// re returns the compiled pattern. The built-in patterns are compiled
+	// on first use: most texts hold none of a rule's hints, and compiling
+	// them all costs more than redacting a step.
+	re          func() *regexp.Regexp
 	group       int
 	keep        func(secret string) bool
 	replacement string
@@ -55,10 +59,10 @@ const maxRedactPasses = 4
 // (Go regular expressions; the whole match is replaced). A pattern that does
 // not compile or that can match the empty string is an error.
 func NewRedactor(extraPatterns []string) (*Redactor, error) {
-	r := &Redactor{marker: regexp.MustCompile(`\[REDACTED(?::[A-Za-z0-9_-]+)?\]`)}
+	r := &Redactor{marker: lazyRegexp(`\[REDACTED(?::[A-Za-z0-9_-]+)?\]`)}
 	add := func(kind, pattern string, group int, keep func(string) bool, hints ...string) {
 		r.rules = append(r.rules, redactRule{
-			kind: kind, re: regexp.MustCompile(pattern), group: group, keep: keep,
+			kind: kind, re: lazyRegexp(pattern), group: group, keep: keep,
 			replacement: "[REDACTED:" + kind + "]", hints: hints,
 		})
 	}
@@ -91,9 +95,15 @@ func NewRedactor(extraPatterns []string) (*Redactor, error) {
 		if matchesEmpty(re) {
 			return nil, fmt.Errorf("redact pattern %d %q: can match the empty string", i, p)
 		}
-		r.rules = append(r.rules, redactRule{kind: "custom", re: re, replacement: "[REDACTED:custom]", multiline: true})
+		r.rules = append(r.rules, redactRule{kind: "custom", re: func() *regexp.Regexp { return re }, replacement: "[REDACTED:custom]", multiline: true})
 	}
 	return r, nil
+}
+
+// lazyRegexp returns a function that compiles pattern, a constant that is
+// known to compile, on its first call.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
 
 // matchesEmpty reports whether re yields an empty match on a few probes.
@@ -235,11 +245,11 @@ func asciiLower(s string) string {
 // apply replaces the secrets one rule finds, skipping matches that touch an
 // existing redaction marker.
 func (r *Redactor) apply(s string, rule redactRule) (string, int) {
-	matches := rule.re.FindAllStringSubmatchIndex(s, -1)
+	matches := rule.re().FindAllStringSubmatchIndex(s, -1)
 	if len(matches) == 0 {
 		return s, 0
 	}
-	protected := r.marker.FindAllStringIndex(s, -1)
+	protected := r.marker().FindAllStringIndex(s, -1)
 	var b strings.Builder
 	last, n, p := 0, 0, 0
 	for _, m := range matches {

@@ -204,3 +204,20 @@ func BenchmarkRedact(b *testing.B) {
 		}
 	})
 }
+
+// TestBuiltinPatternsCompile compiles every built-in pattern, which the
+// Redactor otherwise compiles only when a text holds one of its hints.
+func TestBuiltinPatternsCompile(t *testing.T) {
+	r, err := NewRedactor(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.marker() == nil {
+		t.Fatal("no marker pattern")
+	}
+	for _, rule := range r.rules {
+		if re := rule.re(); re == nil || re.NumSubexp() < rule.group {
+			t.Errorf("rule %s: pattern %v has no group %d", rule.kind, re, rule.group)
+		}
+	}
+}

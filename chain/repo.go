@@ -24,14 +24,21 @@ type Repo struct {
 
 	now func() time.Time
 
-	mu        sync.Mutex
-	schemas   map[string]objects.Ref // built-in schema refs by title
+	mu      sync.Mutex
+	schemas map[string]objects.Ref // built-in schema refs by title
+	// schemaAliases are the aliases of built-in schemas by title, known
+	// without storing or compiling them.
+	schemaAliases map[string]objects.Alias
+	// identMu guards ident; it is held while git resolves the identity, so
+	// it is not mu, which lock and cache lookups must never wait on.
+	identMu   sync.Mutex
 	ident     *identity
 	workflows map[objects.Alias]*WorkflowInfo
 	pinned    map[plumbing.Hash]*WorkflowInfo // by the workflow/ tree a commit pins
 	held      map[ThreadID]bool               // thread locks this process holds
 
 	entries entryCache // decoded thread commits, by start node (entrycache.go)
+	refs    *refFiles  // single ref lookups in the ref files (refread.go)
 }
 
 // Options configure Open.
@@ -70,7 +77,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 		now = time.Now
 	}
 	return &Repo{Info: info, Git: run, Store: store, now: now,
-		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{}}, nil
+		schemas: map[string]objects.Ref{}, schemaAliases: map[string]objects.Alias{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
+		refs: &refFiles{common: info.CommonDir}}, nil
 }
 
 // Now is the repository's clock (injectable for tests).
@@ -87,22 +95,11 @@ func (r *Repo) schema(title string) (objects.Ref, error) {
 	if ok {
 		return ref, nil
 	}
-	var doc map[string]any
-	switch title {
-	case "uwf.StartNode":
-		doc = startNodeSchema()
-	case "uwf.StepNode":
-		doc = stepNodeSchema()
-	case "uwf.CancelNode":
-		doc = cancelNodeSchema()
-	case "uwf.Workflow":
-		doc = workflowNodeSchema()
-	case "uwf.FailedAttempt":
-		doc = attemptNodeSchema()
-	default:
-		return objects.Ref{}, fmt.Errorf("unknown built-in schema %q", title)
+	doc, err := builtinSchema(title)
+	if err != nil {
+		return objects.Ref{}, err
 	}
-	ref, err := r.Store.PutSchema(doc)
+	ref, err = r.Store.PutSchema(doc)
 	if err != nil {
 		return objects.Ref{}, fmt.Errorf("register schema %s: %w", title, err)
 	}
@@ -110,6 +107,48 @@ func (r *Repo) schema(title string) (objects.Ref, error) {
 	r.schemas[title] = ref
 	r.mu.Unlock()
 	return ref, nil
+}
+
+// builtinSchema returns the document of the built-in schema called title.
+func builtinSchema(title string) (map[string]any, error) {
+	switch title {
+	case "uwf.StartNode":
+		return startNodeSchema(), nil
+	case "uwf.StepNode":
+		return stepNodeSchema(), nil
+	case "uwf.CancelNode":
+		return cancelNodeSchema(), nil
+	case "uwf.Workflow":
+		return workflowNodeSchema(), nil
+	case "uwf.FailedAttempt":
+		return attemptNodeSchema(), nil
+	}
+	return nil, fmt.Errorf("unknown built-in schema %q", title)
+}
+
+// schemaAlias returns the alias of a built-in schema as schema stores it,
+// computed from its bytes alone: recognising the type of a node that is
+// read needs neither a write nor a compilation of the schema.
+func (r *Repo) schemaAlias(title string) (objects.Alias, error) {
+	r.mu.Lock()
+	a, ok := r.schemaAliases[title]
+	r.mu.Unlock()
+	if ok {
+		return a, nil
+	}
+	doc, err := builtinSchema(title)
+	if err != nil {
+		return "", err
+	}
+	blob, err := objects.EncodeNode(objects.MetaSchemaAlias(), doc)
+	if err != nil {
+		return "", fmt.Errorf("encode schema %s: %w", title, err)
+	}
+	a = objects.AliasOf(blob)
+	r.mu.Lock()
+	r.schemaAliases[title] = a
+	r.mu.Unlock()
+	return a, nil
 }
 
 // Schema returns the alias of a built-in node schema ("uwf.StepNode", …).
@@ -126,8 +165,8 @@ type identity struct {
 // signature returns the committer identity git would use (user.name,
 // user.email, GIT_COMMITTER_* variables), with a neutral fallback.
 func (r *Repo) signature(ctx context.Context) identity {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.identMu.Lock()
+	defer r.identMu.Unlock()
 	if r.ident == nil {
 		id := identity{name: "git-uwf", email: "git-uwf@localhost"}
 		if out, err := r.Git.Output(ctx, "var", "GIT_COMMITTER_IDENT"); err == nil {
@@ -180,6 +219,12 @@ func (r *Repo) commitTime(id identity) time.Time {
 
 // resolveRef reads a ref's current value; zero hash when absent.
 func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
+	if h, found, ok := r.refs.lookup(name); ok {
+		if !found {
+			return plumbing.ZeroHash, nil
+		}
+		return h, nil
+	}
 	ref, err := r.Store.Storer().Reference(plumbing.ReferenceName(name))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil

@@ -295,11 +295,11 @@ func (r *Repo) decodeNode(e *Entry) error {
 
 func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
 	for _, title := range []string{"uwf.StepNode", "uwf.StartNode", "uwf.CancelNode"} {
-		ref, err := r.schema(title)
+		alias, err := r.schemaAlias(title)
 		if err != nil {
 			return "", err
 		}
-		if ref.Alias == a {
+		if alias == a {
 			return title, nil
 		}
 	}

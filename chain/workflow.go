@@ -152,11 +152,11 @@ func (r *Repo) LoadWorkflow(ctx context.Context, alias objects.Alias) (*Workflow
 // when the caller read it from one; otherwise the pinning tree is built
 // (and written) the way MaterializeWorkflow builds it.
 func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree plumbing.Hash) (*WorkflowInfo, error) {
-	wfSchema, err := r.schema("uwf.Workflow")
+	wfSchema, err := r.schemaAlias("uwf.Workflow")
 	if err != nil {
 		return nil, err
 	}
-	if n.Type != wfSchema.Alias {
+	if n.Type != wfSchema {
 		return nil, fmt.Errorf("node %s is not a workflow: %w", n.Alias, ErrUnknownWorkflow)
 	}
 	var doc map[string]any

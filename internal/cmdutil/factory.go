@@ -37,6 +37,11 @@ type Factory struct {
 	Executable func() (string, error)
 	// Repo opens the repository around Getwd (once per run).
 	Repo func(ctx context.Context) (*chain.Repo, error)
+	// RunCommand runs a git-uwf command line (args[0] is the program name)
+	// inside this process with the dependencies of cf, as the same command
+	// line run as a new git-uwf process would, and returns its exit code.
+	// It is nil when this program cannot; the root command sets it.
+	RunCommand func(ctx context.Context, cf *Factory, args []string) int
 }
 
 // NewFactory returns a Factory wired to the real process: ios, the working

@@ -52,6 +52,9 @@ type Engine struct {
 	// it is stored (nil: the default patterns). NoRedact turns that off.
 	Redactor *agentkit.Redactor
 	NoRedact bool
+	// InProcess, when set, runs the built-in agents it accepts inside this
+	// process; every other command line is spawned.
+	InProcess InProcess
 }
 
 // StepOptions change one step.
@@ -119,6 +122,9 @@ type plan struct {
 
 // Step runs one moderator → agent → verify → append cycle.
 func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) (*Result, error) {
+	// The commit at the end needs the committer identity, which costs a git
+	// process: resolve it from the start, beside everything else.
+	e.Repo.WarmIdentity(ctx)
 	unlock, err := e.Repo.LockThread(id)
 	if err != nil {
 		return nil, err
@@ -207,6 +213,10 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("agent %s has an empty command line", spec.Name)
 	}
+	var inproc InProcessAgent
+	if args := builtinArgs(spec.Argv); e.InProcess != nil && args != nil {
+		inproc = e.InProcess.Agent(args)
+	}
 	argv = append(argv, string(t.ID), p.role)
 	env := append(os.Environ(), e.Env...)
 	env = append(env, spec.Env...)
@@ -226,11 +236,20 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if e.Progress != nil {
 		stop = e.Progress(fmt.Sprintf("%s · %s", p.role, spec.Name))
 	}
-	// The commit identity costs a git process: resolve it while the agent runs.
-	e.Repo.WarmIdentity(ctx)
 	started := time.Now()
-	res, runErr := agentkit.Run(ctx, agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
-		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr})
+	inv := agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
+		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr}
+	var (
+		res    *agentkit.Result
+		runErr error
+	)
+	if inproc != nil {
+		res, runErr = agentkit.RunFunc(ctx, inv, func(ctx context.Context, stdout, stderr io.Writer) int {
+			return inproc(ctx, AgentCall{Args: inv.Args, Env: env, Dir: cwd, Repo: e.Repo, Stdout: stdout, Stderr: stderr})
+		})
+	} else {
+		res, runErr = agentkit.Run(ctx, inv)
+	}
 	completed := time.Now()
 	fail := func(phase string, err error, nodes []objects.Alias) error {
 		stop("failed")

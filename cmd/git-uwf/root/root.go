@@ -50,6 +50,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 
 // run is Run with the command list supplied, so tests can use their own.
 func run(ctx context.Context, f *cmdutil.Factory, args []string, commands func(*cmdutil.Factory) []*cli.Command) int {
+	if f.RunCommand == nil {
+		f.RunCommand = func(ctx context.Context, cf *cmdutil.Factory, args []string) int { return run(ctx, cf, args, commands) }
+	}
 	app := newApp(f, commands(f))
 	args, path := reorder(app, args)
 	err := app.RunContext(ctx, args)

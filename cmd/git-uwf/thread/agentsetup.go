@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/config"
 	"github.com/git-uwf/git-uwf/internal/engine"
@@ -22,7 +23,8 @@ func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts S
 	if err != nil {
 		return nil, nil, err
 	}
-	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, Env: cfg.AgentEnv(), NoRedact: cfg.RedactionDisabled}
+	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, Env: cfg.AgentEnv(), NoRedact: cfg.RedactionDisabled,
+		InProcess: agent.InProcess(f)}
 	if !cfg.RedactionDisabled && len(cfg.RedactPatterns) > 0 {
 		if eng.Redactor, err = agentkit.NewRedactor(cfg.RedactPatterns); err != nil {
 			return nil, nil, fmt.Errorf("redaction.patterns: %w", err)

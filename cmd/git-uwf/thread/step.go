@@ -111,6 +111,9 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	if err != nil {
 		return err
 	}
+	// The step's commit needs the committer identity (a git process):
+	// resolve it while the thread and the configuration are read.
+	repo.WarmIdentity(ctx)
 	// Only the id: the engine reads the thread itself, under its lock.
 	id, err := repo.ResolveThread(ctx, opts.Thread)
 	if err != nil {
