@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/engine"
 	"github.com/git-uwf/git-uwf/internal/gitcli"
@@ -112,8 +113,9 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	if err != nil {
 		return err
 	}
-	eng := &engine.Engine{Repo: repo, Self: self}
-	mock := &engine.AgentSpec{Name: "mock", Argv: []string{self, "agent", "mock", "--script", scriptPath}}
+	// The built-in mock runs inside this process, as `thread step` runs it.
+	eng := &engine.Engine{Repo: repo, Self: self, InProcess: agent.InProcess(f)}
+	mock := &engine.AgentSpec{Name: "mock", Argv: []string{"git-uwf", "agent", "mock", "--script", scriptPath}}
 	for i := 0; i < 20; i++ {
 		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: mock})
 		if err != nil {
