@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
@@ -135,6 +136,12 @@ func TestRefUpdateFailureKeepsTheStep(t *testing.T) {
 	fx := newFixture(t)
 	lock := filepath.Join(fx.dir, ".git", "refs", "uwf", "threads", string(fx.id)+".lock")
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A lock a live git holds is fresh; date it ahead so a slow machine
+	// cannot age it into one a crash left behind.
+	ahead := time.Now().Add(time.Hour)
+	if err := os.Chtimes(lock, ahead, ahead); err != nil {
 		t.Fatal(err)
 	}
 	_, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("script", loopScript)})
