@@ -294,14 +294,8 @@ func (r *Repo) decodeNode(e *Entry) error {
 }
 
 func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
-	for _, title := range []string{"uwf.StepNode", "uwf.StartNode", "uwf.CancelNode"} {
-		ref, err := r.schema(title)
-		if err != nil {
-			return "", err
-		}
-		if ref.Alias == a {
-			return title, nil
-		}
+	if title, err := builtinTitle(a); err != nil || title != "" {
+		return title, err
 	}
 	schema, err := r.Store.Schema(a)
 	if err != nil {
