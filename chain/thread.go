@@ -277,13 +277,13 @@ func (r *Repo) decodeNode(e *Entry) error {
 	switch title {
 	case "uwf.StartNode":
 		e.Kind, e.Start = KindStart, &StartNode{}
-		err = e.Node.Decode(e.Start)
+		err = decodeStartNode(e.Node, e.Start)
 	case "uwf.StepNode":
 		e.Kind, e.Step = KindStep, &StepNode{}
-		err = e.Node.Decode(e.Step)
+		err = decodeStepNode(e.Node, e.Step)
 	case "uwf.CancelNode":
 		e.Kind, e.Cancel = KindCancel, &CancelNode{}
-		err = e.Node.Decode(e.Cancel)
+		err = decodeCancelNode(e.Node, e.Cancel)
 	default:
 		return fmt.Errorf("commit %s holds a %q node, not a thread node", commit, title)
 	}

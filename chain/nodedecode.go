@@ -1,0 +1,373 @@
+package chain
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/git-uwf/git-uwf/objects"
+)
+
+// Thread nodes are decoded once per commit of every chain walk, so a long
+// thread spends most of a `thread read` in encoding/json's reflection. The
+// payloads are canonical JSON of a known shape; the decoders below read
+// that shape field by field. Anything they do not recognise (an unknown or
+// repeated key, an escaped key, a value of an unexpected form) makes them
+// give up, and the payload is decoded by encoding/json instead, so the
+// result is always what json.Unmarshal gives. A test fills every field of
+// each node type and fails when a decoder does not know one.
+
+// decodeStartNode decodes a StartNode payload.
+func decodeStartNode(n objects.Node, v *StartNode) error {
+	if fastStartNode(n.Payload, v) {
+		return nil
+	}
+	*v = StartNode{}
+	return n.Decode(v)
+}
+
+// decodeStepNode decodes a StepNode payload.
+func decodeStepNode(n objects.Node, v *StepNode) error {
+	if fastStepNode(n.Payload, v) {
+		return nil
+	}
+	*v = StepNode{}
+	return n.Decode(v)
+}
+
+// decodeCancelNode decodes a CancelNode payload.
+func decodeCancelNode(n objects.Node, v *CancelNode) error {
+	if fastCancelNode(n.Payload, v) {
+		return nil
+	}
+	*v = CancelNode{}
+	return n.Decode(v)
+}
+
+func fastStartNode(p []byte, v *StartNode) bool {
+	var seen uint32
+	return jsonMembers(p, func(key string, val []byte) bool {
+		bit, ok := once(&seen, key, "workflow", "prompt", "cwd")
+		if !ok {
+			return false
+		}
+		switch bit {
+		case 0:
+			return setAlias(val, &v.Workflow)
+		case 1:
+			return setString(val, &v.Prompt)
+		default:
+			return setString(val, &v.Cwd)
+		}
+	})
+}
+
+func fastCancelNode(p []byte, v *CancelNode) bool {
+	var seen uint32
+	return jsonMembers(p, func(key string, val []byte) bool {
+		bit, ok := once(&seen, key, "start", "prev", "reason", "cancelledAtMs")
+		if !ok {
+			return false
+		}
+		switch bit {
+		case 0:
+			return setAlias(val, &v.Start)
+		case 1:
+			return setAliasPtr(val, &v.Prev)
+		case 2:
+			return setString(val, &v.Reason)
+		default:
+			return setInt64(val, &v.CancelledAtMs)
+		}
+	})
+}
+
+var stepNodeKeys = []string{"start", "prev", "role", "output", "body", "detail", "assembledPrompt", "agent",
+	"edgePrompt", "startedAtMs", "completedAtMs", "cwd", "extraction", "attempts", "redactions", "resumed"}
+
+func fastStepNode(p []byte, v *StepNode) bool {
+	var seen uint32
+	return jsonMembers(p, func(key string, val []byte) bool {
+		bit, ok := once(&seen, key, stepNodeKeys...)
+		if !ok {
+			return false
+		}
+		switch stepNodeKeys[bit] {
+		case "start":
+			return setAlias(val, &v.Start)
+		case "prev":
+			return setAliasPtr(val, &v.Prev)
+		case "role":
+			return setString(val, &v.Role)
+		case "output":
+			return setAlias(val, &v.Output)
+		case "body":
+			return setAlias(val, &v.Body)
+		case "detail":
+			return setAlias(val, &v.Detail)
+		case "assembledPrompt":
+			return setAlias(val, &v.AssembledPrompt)
+		case "agent":
+			return setString(val, &v.Agent)
+		case "edgePrompt":
+			return setString(val, &v.EdgePrompt)
+		case "startedAtMs":
+			return setInt64(val, &v.StartedAtMs)
+		case "completedAtMs":
+			return setInt64(val, &v.CompletedAtMs)
+		case "cwd":
+			return setString(val, &v.Cwd)
+		case "extraction":
+			return setString(val, &v.Extraction)
+		case "attempts":
+			var n int64
+			if !setInt64(val, &n) {
+				return false
+			}
+			v.Attempts = int(n)
+			return true
+		case "redactions":
+			return setIntMap(val, &v.Redactions)
+		default: // resumed
+			return setBool(val, &v.Resumed)
+		}
+	})
+}
+
+// once returns the index of key in keys and marks it seen; it fails for an
+// unknown key or one seen before.
+func once(seen *uint32, key string, keys ...string) (int, bool) {
+	for i, k := range keys {
+		if k == key {
+			if *seen&(1<<i) != 0 {
+				return 0, false
+			}
+			*seen |= 1 << i
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func isNull(val []byte) bool { return string(val) == "null" }
+
+// setString decodes a JSON string; null leaves s unchanged, as
+// json.Unmarshal does.
+func setString(val []byte, s *string) bool {
+	if isNull(val) {
+		return true
+	}
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return false
+	}
+	inner := val[1 : len(val)-1]
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 || c == '"' {
+			return json.Unmarshal(val, s) == nil
+		}
+	}
+	if !utf8.Valid(inner) {
+		return json.Unmarshal(val, s) == nil
+	}
+	*s = string(inner)
+	return true
+}
+
+func setAlias(val []byte, a *objects.Alias) bool {
+	s := string(*a)
+	if !setString(val, &s) {
+		return false
+	}
+	*a = objects.Alias(s)
+	return true
+}
+
+func setAliasPtr(val []byte, a **objects.Alias) bool {
+	if isNull(val) {
+		*a = nil
+		return true
+	}
+	var s objects.Alias
+	if !setAlias(val, &s) {
+		return false
+	}
+	*a = &s
+	return true
+}
+
+// setInt64 accepts a plain JSON integer only.
+func setInt64(val []byte, n *int64) bool {
+	if isNull(val) {
+		return true
+	}
+	digits := val
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	v, err := strconv.ParseInt(string(val), 10, 64)
+	if err != nil {
+		return false
+	}
+	*n = v
+	return true
+}
+
+func setBool(val []byte, b *bool) bool {
+	switch string(val) {
+	case "true":
+		*b = true
+	case "false":
+		*b = false
+	case "null":
+	default:
+		return false
+	}
+	return true
+}
+
+// setIntMap decodes an object of integers into a new map (null: nil).
+func setIntMap(val []byte, m *map[string]int) bool {
+	if isNull(val) {
+		*m = nil
+		return true
+	}
+	out := map[string]int{}
+	ok := jsonMembers(val, func(key string, v []byte) bool {
+		if _, dup := out[key]; dup {
+			return false
+		}
+		var n int64
+		if isNull(v) || !setInt64(v, &n) {
+			return false
+		}
+		out[key] = int(n)
+		return true
+	})
+	if !ok {
+		return false
+	}
+	*m = out
+	return true
+}
+
+// jsonMembers calls fn with each member of the JSON object data: its key
+// (which must need no unescaping) and the raw bytes of its value. It
+// reports false when data is not such an object or fn returns false.
+func jsonMembers(data []byte, fn func(key string, val []byte) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		end := i + 1
+		for end < len(data) && data[end] != '"' {
+			if data[end] == '\\' || data[end] < 0x20 {
+				return false
+			}
+			end++
+		}
+		if end >= len(data) || !utf8.Valid(data[i+1:end]) {
+			return false
+		}
+		key := data[i+1 : end]
+		i = skipSpace(data, end+1)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+		vend, ok := skipValue(data, i)
+		if !ok || !fn(string(key), data[i:vend]) {
+			return false
+		}
+		i = skipSpace(data, vend)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return skipSpace(data, i+1) == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at i. It checks
+// only as much as it needs to find the end; the setters check the rest.
+func skipValue(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch c := data[i]; {
+	case c == '"':
+		return skipString(data, i)
+	case c == '{' || c == '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				end, ok := skipString(data, i)
+				if !ok {
+					return 0, false
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return 0, false
+	default:
+		j := i
+		for j < len(data) {
+			c := data[j]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				break
+			}
+			j++
+		}
+		return j, j > i
+	}
+}
+
+func skipString(data []byte, i int) (int, bool) {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
