@@ -116,7 +116,8 @@ func BenchmarkReadLong(b *testing.B) {
 		chaintest.Step(b, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": fmt.Sprintf("comments %d", i)}, "")
 	}
 	chaintest.Git(b, dir, "repack", "-adq") // as after gc, or a fetch
-	if _, err := r.Steps(ctx, mustThread(b, r, th.ID)); err != nil { // warm the entry cache
+	// Warm the entry cache.
+	if _, err := r.Steps(ctx, mustThread(b, r, th.ID)); err != nil {
 		b.Fatal(err)
 	}
 	for _, verb := range []string{"read", "steps"} {

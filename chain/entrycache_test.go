@@ -59,6 +59,13 @@ func walk(t *testing.T, dir string, id chain.ThreadID) view {
 		if !reflect.DeepEqual(out, want) {
 			t.Fatalf("output of %s: got %v, want %v", e.Commit, out, want)
 		}
+		status, err := r.OutputStatus(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := out["$status"].(string); status != want {
+			t.Fatalf("status of %s: got %q, want %q", e.Commit, status, want)
+		}
 		v.entries = append(v.entries, e.Commit.String())
 	}
 	steps, err := r.Steps(ctx, th)

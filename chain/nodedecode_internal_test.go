@@ -124,3 +124,23 @@ func checkStepDecode(t *testing.T, p []byte) {
 		t.Fatalf("%q:\n got %+v\nwant %+v", p, got, want)
 	}
 }
+
+// statusField gives what a decoded output map holds under "$status", or
+// gives up.
+func TestStatusFieldMatchesDecodedMap(t *testing.T) {
+	for _, p := range []string{
+		`{"$status":"done","summary":"s"}`, `{"summary":"s"}`, `{"$status":3}`, `{"$status":null}`,
+		`{"$status":"a","$status":"b"}`, `{"$status":"a","$status":1}`, `{"$status":"esc\"aped\u00e9"}`,
+		`{"$status":"x","a":tru}`, `{"$status":"x"`, `[]`, `null`, `"s"`, `{}`, `{"\u0024status":"x"}`,
+		`{"nested":{"$status":"no"}}`, "{\"$status\":\"\xff\"}",
+	} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(p), &m); err != nil {
+			m = nil
+		}
+		want, _ := m["$status"].(string)
+		if got, ok := statusField([]byte(p)); ok && got != want {
+			t.Errorf("%s: status %q, want %q", p, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -141,4 +142,41 @@ func FormatDuration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
+}
+
+// OutputStatus returns the "$status" of a step's output, as
+// Output(e)["$status"] would give it ("" when it has none, "_" for an
+// entry that is not a step), without decoding the rest of the output.
+func (r *Repo) OutputStatus(e *Entry) (string, error) {
+	if e.Step != nil && e.output != nil {
+		if s, ok := statusField(e.output); ok {
+			return s, nil
+		}
+	}
+	out, err := r.Output(e)
+	if err != nil {
+		return "", err
+	}
+	s, _ := out["$status"].(string)
+	return s, nil
+}
+
+// statusField reads the "$status" member of an output payload; it reports
+// false when the payload is not plainly a JSON object.
+func statusField(payload []byte) (string, bool) {
+	if !json.Valid(payload) {
+		return "", false
+	}
+	var status string
+	ok := jsonMembers(payload, func(key string, val []byte) bool {
+		if key != "$status" {
+			return true
+		}
+		status = "" // a repeated key wins, as in a decoded map
+		if len(val) > 0 && val[0] == '"' {
+			return setString(val, &status)
+		}
+		return true
+	})
+	return status, ok
 }
