@@ -37,7 +37,7 @@ import (
 // Deleting the folder loses nothing.
 
 const (
-	entryCacheVersion = 1
+	entryCacheVersion = 2
 	entryCacheDir     = "entries"
 	entryCacheLock    = "entries.lock"
 )
@@ -53,6 +53,7 @@ type entryRecord struct {
 	tzOffset             int
 	node                 objects.Node
 	output               json.RawMessage // payload of a step's output node; nil otherwise
+	workflow             plumbing.Hash   // the workflow/ subtree the commit pins
 }
 
 // entryShard is the loaded cache file of one start node.
@@ -63,10 +64,48 @@ type entryShard struct {
 	rewrite bool // the file is missing, foreign or of another version
 }
 
-// entryCache holds the shards loaded by this process.
+// entryCache holds the shards loaded by this process, and the start node
+// of the thread commits it has seen as heads.
 type entryCache struct {
 	mu     sync.Mutex
 	shards map[plumbing.Hash]*entryShard
+	starts map[plumbing.Hash]plumbing.Hash
+}
+
+// rememberStart records the start node of a thread commit.
+func (r *Repo) rememberStart(commit, start plumbing.Hash) {
+	c := &r.entries
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.starts == nil {
+		c.starts = map[plumbing.Hash]plumbing.Hash{}
+	}
+	c.starts[commit] = start
+}
+
+// startOf returns the start node's blob oid of the thread whose commit is
+// head: the "start" entry that every thread commit's tree carries.
+func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
+	c := &r.entries
+	c.mu.Lock()
+	start, ok := c.starts[head]
+	c.mu.Unlock()
+	if ok {
+		return start, nil
+	}
+	commit, err := object.GetCommit(r.Store.Storer(), head)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
+	}
+	oid, err := treeEntry(r.Store.Storer(), commit.TreeHash, "start")
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if oid.IsZero() {
+		return plumbing.ZeroHash, fmt.Errorf("commit %s is not a git-uwf thread commit (no start node in its tree)", head)
+	}
+	r.rememberStart(head, oid)
+	return oid, nil
 }
 
 func (r *Repo) entryCacheDir() string {
@@ -131,8 +170,8 @@ func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
 var entryCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // Line format (tab-separated): commit parent tree unix tzOffset nodeAlias
-// nodeOID nodeType payload output crc. Canonical JSON holds no tab or
-// newline; an absent output is "-".
+// nodeOID nodeType payload output workflowTree crc. Canonical JSON holds no
+// tab or newline; an absent output is "-".
 func formatEntryRecord(rec entryRecord) []byte {
 	var b []byte
 	b = append(b, rec.commit.String()...)
@@ -158,6 +197,8 @@ func formatEntryRecord(rec entryRecord) []byte {
 	} else {
 		b = append(b, rec.output...)
 	}
+	b = append(b, '\t')
+	b = append(b, rec.workflow.String()...)
 	sum := crc32.Checksum(b, entryCRC)
 	b = append(b, '\t')
 	b = strconv.AppendUint(b, uint64(sum), 16)
@@ -174,7 +215,7 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 		return entryRecord{}, false
 	}
 	f := bytes.Split(line[:cut], []byte{'\t'})
-	if len(f) != 10 {
+	if len(f) != 11 {
 		return entryRecord{}, false
 	}
 	var rec entryRecord
@@ -205,6 +246,9 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if string(f[9]) != "-" {
 		rec.output = json.RawMessage(f[9])
 	}
+	if rec.workflow, ok = parseHash(f[10]); !ok {
+		return entryRecord{}, false
+	}
 	return rec, true
 }
 
@@ -220,11 +264,12 @@ func parseHash(b []byte) (plumbing.Hash, bool) {
 }
 
 // recordOf builds the cache record of an entry read from git; output is the
-// payload of its step's output node (nil for other kinds).
-func recordOf(e *Entry, output json.RawMessage) entryRecord {
+// payload of its step's output node (nil for other kinds), workflow the
+// workflow/ subtree of its tree.
+func recordOf(e *Entry, output json.RawMessage, workflow plumbing.Hash) entryRecord {
 	_, off := e.Time.Zone()
 	return entryRecord{commit: e.Commit, parent: e.Parent, tree: e.Tree, unix: e.Time.Unix(), tzOffset: off,
-		node: e.Node, output: output}
+		node: e.Node, output: output, workflow: workflow}
 }
 
 // entryFromRecord decodes a cached record exactly as Entry decodes the
@@ -331,21 +376,4 @@ func writeFileAtomic(path string, data []byte) error {
 		return werr
 	}
 	return nil
-}
-
-// startOf returns the start node's blob oid of the thread whose commit is
-// head: the "start" entry that every thread commit's tree carries.
-func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
-	c, err := object.GetCommit(r.Store.Storer(), head)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
-	}
-	oid, err := treeEntry(r.Store.Storer(), c.TreeHash, "start")
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if oid.IsZero() {
-		return plumbing.ZeroHash, fmt.Errorf("commit %s is not a git-uwf thread commit (no start node in its tree)", head)
-	}
-	return oid, nil
 }

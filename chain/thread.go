@@ -222,6 +222,9 @@ func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*
 	if err != nil {
 		return nil, err
 	}
+	if !startOID.IsZero() {
+		r.rememberStart(head, startOID)
+	}
 	startNode, err := r.Store.GetOID(startOID)
 	if err != nil {
 		return nil, fmt.Errorf("thread %s: start node: %w", id, err)
@@ -341,7 +344,11 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 					output = n.Payload
 				}
 			}
-			added = append(added, recordOf(e, output))
+			wf, err := treeEntry(r.Store.Storer(), e.Tree, "workflow")
+			if err != nil {
+				return nil, err
+			}
+			added = append(added, recordOf(e, output, wf))
 		}
 		rev = append(rev, e)
 		if e.Kind == KindStart {
@@ -366,7 +373,7 @@ func (r *Repo) NodeInCommit(e *Entry, a objects.Alias) (objects.Node, error) {
 	for _, dir := range []string{"nodes/", "workflow/nodes/"} {
 		oid, err := treeEntry(s, e.Tree, dir+string(a))
 		if err == nil && !oid.IsZero() {
-			n, err := r.Store.GetOID(oid)
+			n, err := readNode(s, oid)
 			if err == nil && n.Alias == a {
 				return n, nil
 			}
