@@ -37,9 +37,14 @@ import (
 // Deleting the folder loses nothing.
 
 const (
-	entryCacheVersion = 2
-	entryCacheDir     = "entries"
-	entryCacheLock    = "entries.lock"
+	entryCacheVersion = 3
+
+	// maxCachedBody is the largest body payload a record keeps; a larger
+	// body is read from git when it is shown, so that a walk of a long
+	// thread never reads more than a few kilobytes per step.
+	maxCachedBody  = 4 << 10
+	entryCacheDir  = "entries"
+	entryCacheLock = "entries.lock"
 )
 
 func entryCacheHeader() string {
@@ -54,6 +59,7 @@ type entryRecord struct {
 	node                 objects.Node
 	output               json.RawMessage // payload of a step's output node; nil otherwise
 	workflow             plumbing.Hash   // the workflow/ subtree the commit pins
+	body                 json.RawMessage // payload of a step's body text node, when small; nil otherwise
 }
 
 // entryShard is the loaded cache file of one start node.
@@ -170,8 +176,8 @@ func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
 var entryCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // Line format (tab-separated): commit parent tree unix tzOffset nodeAlias
-// nodeOID nodeType payload output workflowTree crc. Canonical JSON holds no
-// tab or newline; an absent output is "-".
+// nodeOID nodeType payload output workflowTree body crc. Canonical JSON
+// holds no tab or newline; an absent output or body is "-".
 func formatEntryRecord(rec entryRecord) []byte {
 	var b []byte
 	b = append(b, rec.commit.String()...)
@@ -199,6 +205,12 @@ func formatEntryRecord(rec entryRecord) []byte {
 	}
 	b = append(b, '\t')
 	b = append(b, rec.workflow.String()...)
+	b = append(b, '\t')
+	if rec.body == nil {
+		b = append(b, '-')
+	} else {
+		b = append(b, rec.body...)
+	}
 	sum := crc32.Checksum(b, entryCRC)
 	b = append(b, '\t')
 	b = strconv.AppendUint(b, uint64(sum), 16)
@@ -215,7 +227,7 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 		return entryRecord{}, false
 	}
 	f := bytes.Split(line[:cut], []byte{'\t'})
-	if len(f) != 11 {
+	if len(f) != 12 {
 		return entryRecord{}, false
 	}
 	var rec entryRecord
@@ -249,6 +261,9 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if rec.workflow, ok = parseHash(f[10]); !ok {
 		return entryRecord{}, false
 	}
+	if string(f[11]) != "-" {
+		rec.body = json.RawMessage(f[11])
+	}
 	return rec, true
 }
 
@@ -263,20 +278,24 @@ func parseHash(b []byte) (plumbing.Hash, bool) {
 	return h, true
 }
 
-// recordOf builds the cache record of an entry read from git; output is the
-// payload of its step's output node (nil for other kinds), workflow the
+// recordOf builds the cache record of an entry read from git; output and
+// body are the payloads of its step's output and body nodes (nil for other
+// kinds, and for a body that is missing or too large), workflow the
 // workflow/ subtree of its tree.
-func recordOf(e *Entry, output json.RawMessage, workflow plumbing.Hash) entryRecord {
+func recordOf(e *Entry, output, body json.RawMessage, workflow plumbing.Hash) entryRecord {
 	_, off := e.Time.Zone()
+	if len(body) > maxCachedBody {
+		body = nil
+	}
 	return entryRecord{commit: e.Commit, parent: e.Parent, tree: e.Tree, unix: e.Time.Unix(), tzOffset: off,
-		node: e.Node, output: output, workflow: workflow}
+		node: e.Node, output: output, body: body, workflow: workflow}
 }
 
 // entryFromRecord decodes a cached record exactly as Entry decodes the
 // commit it came from.
 func (r *Repo) entryFromRecord(rec entryRecord) (*Entry, error) {
 	e := &Entry{Commit: rec.commit, Parent: rec.parent, Tree: rec.tree,
-		Time: time.Unix(rec.unix, 0).In(time.FixedZone("", rec.tzOffset)), Node: rec.node, output: rec.output}
+		Time: time.Unix(rec.unix, 0).In(time.FixedZone("", rec.tzOffset)), Node: rec.node, output: rec.output, body: rec.body}
 	if err := r.decodeNode(e); err != nil {
 		return nil, err
 	}

@@ -73,6 +73,7 @@ type Entry struct {
 	Cancel *CancelNode
 
 	output json.RawMessage // the step's output payload, when the entry cache had it
+	body   json.RawMessage // the step's body payload, when the entry cache had it
 }
 
 // Thread is a thread as seen at its head.
@@ -338,17 +339,22 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 			if e, err = r.Entry(ctx, c); err != nil {
 				return nil, err
 			}
-			var output json.RawMessage
+			var output, body json.RawMessage
 			if e.Step != nil {
 				if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
 					output = n.Payload
+				}
+				if e.Step.Body != "" {
+					if n, err := r.NodeInCommit(e, e.Step.Body); err == nil {
+						body = n.Payload
+					}
 				}
 			}
 			wf, err := treeEntry(r.Store.Storer(), e.Tree, "workflow")
 			if err != nil {
 				return nil, err
 			}
-			added = append(added, recordOf(e, output, wf))
+			added = append(added, recordOf(e, output, body, wf))
 		}
 		rev = append(rev, e)
 		if e.Kind == KindStart {
@@ -406,6 +412,9 @@ func (r *Repo) Output(e *Entry) (map[string]any, error) {
 func (r *Repo) Text(e *Entry, a objects.Alias) (string, error) {
 	if a == "" {
 		return "", nil
+	}
+	if e.body != nil && e.Step != nil && a == e.Step.Body {
+		return decodeText(objects.Node{Alias: a, Payload: e.body})
 	}
 	n, err := r.NodeInCommit(e, a)
 	if err != nil {
