@@ -32,14 +32,31 @@ var builtinAliases = sync.OnceValues(func() (map[string]objects.Alias, error) {
 // builtinTitle returns the title of the built-in schema whose alias is a,
 // or "" when a is none of them.
 func builtinTitle(a objects.Alias) (string, error) {
-	aliases, err := builtinAliases()
+	nodes, err := threadNodeAliases()
 	if err != nil {
 		return "", err
 	}
-	for _, title := range []string{"uwf.StepNode", "uwf.StartNode", "uwf.CancelNode"} {
-		if aliases[title] == a {
+	for i, title := range threadNodeTitles {
+		if nodes[i] == a {
 			return title, nil
 		}
 	}
 	return "", nil
 }
+
+// threadNodeTitles are the schemas of the nodes a thread commit holds,
+// the most frequent first.
+var threadNodeTitles = [3]string{"uwf.StepNode", "uwf.StartNode", "uwf.CancelNode"}
+
+// threadNodeAliases are the aliases of threadNodeTitles, in that order.
+var threadNodeAliases = sync.OnceValues(func() ([3]objects.Alias, error) {
+	var out [3]objects.Alias
+	aliases, err := builtinAliases()
+	if err != nil {
+		return out, err
+	}
+	for i, title := range threadNodeTitles {
+		out[i] = aliases[title]
+	}
+	return out, nil
+})

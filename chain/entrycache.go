@@ -153,12 +153,12 @@ func (s *entryShard) get(c plumbing.Hash) (entryRecord, bool) {
 // loadEntryShard reads one cache file. Missing, foreign or older files read
 // as empty and are marked for rewriting; bad lines are skipped.
 func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
-	out := map[plumbing.Hash]entryRecord{}
 	data, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(data, []byte(entryCacheHeader())) {
-		return out, true
+		return map[plumbing.Hash]entryRecord{}, true
 	}
 	data = data[len(entryCacheHeader()):]
+	out := make(map[plumbing.Hash]entryRecord, bytes.Count(data, []byte{'\n'}))
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -226,9 +226,18 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if err != nil || uint32(sum) != crc32.Checksum(line[:cut], entryCRC) {
 		return entryRecord{}, false
 	}
-	f := bytes.Split(line[:cut], []byte{'\t'})
-	if len(f) != 12 {
-		return entryRecord{}, false
+	var f [12][]byte
+	rest := line[:cut]
+	for i := range f {
+		j := bytes.IndexByte(rest, '\t')
+		if (j < 0) != (i == len(f)-1) {
+			return entryRecord{}, false // too few or too many fields
+		}
+		if j < 0 {
+			f[i] = rest
+			break
+		}
+		f[i], rest = rest[:j], rest[j+1:]
 	}
 	var rec entryRecord
 	var ok bool

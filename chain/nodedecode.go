@@ -46,7 +46,7 @@ func decodeCancelNode(n objects.Node, v *CancelNode) error {
 
 func fastStartNode(p []byte, v *StartNode) bool {
 	var seen uint32
-	return jsonMembers(p, func(key string, val []byte) bool {
+	return jsonMembers(p, func(key []byte, val []byte) bool {
 		bit, ok := once(&seen, key, "workflow", "prompt", "cwd")
 		if !ok {
 			return false
@@ -64,7 +64,7 @@ func fastStartNode(p []byte, v *StartNode) bool {
 
 func fastCancelNode(p []byte, v *CancelNode) bool {
 	var seen uint32
-	return jsonMembers(p, func(key string, val []byte) bool {
+	return jsonMembers(p, func(key []byte, val []byte) bool {
 		bit, ok := once(&seen, key, "start", "prev", "reason", "cancelledAtMs")
 		if !ok {
 			return false
@@ -87,46 +87,46 @@ var stepNodeKeys = []string{"start", "prev", "role", "output", "body", "detail",
 
 func fastStepNode(p []byte, v *StepNode) bool {
 	var seen uint32
-	return jsonMembers(p, func(key string, val []byte) bool {
+	return jsonMembers(p, func(key []byte, val []byte) bool {
 		bit, ok := once(&seen, key, stepNodeKeys...)
 		if !ok {
 			return false
 		}
-		switch stepNodeKeys[bit] {
-		case "start":
+		switch bit { // the index in stepNodeKeys
+		case 0:
 			return setAlias(val, &v.Start)
-		case "prev":
+		case 1:
 			return setAliasPtr(val, &v.Prev)
-		case "role":
+		case 2:
 			return setString(val, &v.Role)
-		case "output":
+		case 3:
 			return setAlias(val, &v.Output)
-		case "body":
+		case 4:
 			return setAlias(val, &v.Body)
-		case "detail":
+		case 5:
 			return setAlias(val, &v.Detail)
-		case "assembledPrompt":
+		case 6:
 			return setAlias(val, &v.AssembledPrompt)
-		case "agent":
+		case 7:
 			return setString(val, &v.Agent)
-		case "edgePrompt":
+		case 8:
 			return setString(val, &v.EdgePrompt)
-		case "startedAtMs":
+		case 9:
 			return setInt64(val, &v.StartedAtMs)
-		case "completedAtMs":
+		case 10:
 			return setInt64(val, &v.CompletedAtMs)
-		case "cwd":
+		case 11:
 			return setString(val, &v.Cwd)
-		case "extraction":
+		case 12:
 			return setString(val, &v.Extraction)
-		case "attempts":
+		case 13:
 			var n int64
 			if !setInt64(val, &n) {
 				return false
 			}
 			v.Attempts = int(n)
 			return true
-		case "redactions":
+		case 14:
 			return setIntMap(val, &v.Redactions)
 		default: // resumed
 			return setBool(val, &v.Resumed)
@@ -136,9 +136,9 @@ func fastStepNode(p []byte, v *StepNode) bool {
 
 // once returns the index of key in keys and marks it seen; it fails for an
 // unknown key or one seen before.
-func once(seen *uint32, key string, keys ...string) (int, bool) {
+func once(seen *uint32, key []byte, keys ...string) (int, bool) {
 	for i, k := range keys {
-		if k == key {
+		if k == string(key) {
 			if *seen&(1<<i) != 0 {
 				return 0, false
 			}
@@ -240,15 +240,15 @@ func setIntMap(val []byte, m *map[string]int) bool {
 		return true
 	}
 	out := map[string]int{}
-	ok := jsonMembers(val, func(key string, v []byte) bool {
-		if _, dup := out[key]; dup {
+	ok := jsonMembers(val, func(key []byte, v []byte) bool {
+		if _, dup := out[string(key)]; dup {
 			return false
 		}
 		var n int64
 		if isNull(v) || !setInt64(v, &n) {
 			return false
 		}
-		out[key] = int(n)
+		out[string(key)] = int(n)
 		return true
 	})
 	if !ok {
@@ -261,7 +261,7 @@ func setIntMap(val []byte, m *map[string]int) bool {
 // jsonMembers calls fn with each member of the JSON object data: its key
 // (which must need no unescaping) and the raw bytes of its value. It
 // reports false when data is not such an object or fn returns false.
-func jsonMembers(data []byte, fn func(key string, val []byte) bool) bool {
+func jsonMembers(data []byte, fn func(key, val []byte) bool) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
@@ -291,7 +291,7 @@ func jsonMembers(data []byte, fn func(key string, val []byte) bool) bool {
 		}
 		i = skipSpace(data, i+1)
 		vend, ok := skipValue(data, i)
-		if !ok || !fn(string(key), data[i:vend]) {
+		if !ok || !fn(key, data[i:vend]) {
 			return false
 		}
 		i = skipSpace(data, vend)

@@ -168,8 +168,8 @@ func statusField(payload []byte) (string, bool) {
 		return "", false
 	}
 	var status string
-	ok := jsonMembers(payload, func(key string, val []byte) bool {
-		if key != "$status" {
+	ok := jsonMembers(payload, func(key, val []byte) bool {
+		if string(key) != "$status" {
 			return true
 		}
 		status = "" // a repeated key wins, as in a decoded map
