@@ -300,11 +300,25 @@ func recordOf(e *Entry, output, body json.RawMessage, workflow plumbing.Hash) en
 		node: e.Node, output: output, body: body, workflow: workflow}
 }
 
+// zones hands out the fixed time zone of an offset, the same one for the
+// same offset (a thread's commits are mostly made in one zone).
+type zones struct {
+	off int
+	loc *time.Location
+}
+
+func (z *zones) at(off int) *time.Location {
+	if z.loc == nil || z.off != off {
+		z.off, z.loc = off, time.FixedZone("", off)
+	}
+	return z.loc
+}
+
 // entryFromRecord decodes a cached record exactly as Entry decodes the
 // commit it came from.
-func (r *Repo) entryFromRecord(rec entryRecord) (*Entry, error) {
+func (r *Repo) entryFromRecord(rec entryRecord, z *zones) (*Entry, error) {
 	e := &Entry{Commit: rec.commit, Parent: rec.parent, Tree: rec.tree,
-		Time: time.Unix(rec.unix, 0).In(time.FixedZone("", rec.tzOffset)), Node: rec.node, output: rec.output, body: rec.body}
+		Time: time.Unix(rec.unix, 0).In(z.at(rec.tzOffset)), Node: rec.node, output: rec.output, body: rec.body}
 	if err := r.decodeNode(e); err != nil {
 		return nil, err
 	}

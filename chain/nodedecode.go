@@ -46,7 +46,7 @@ func decodeCancelNode(n objects.Node, v *CancelNode) error {
 
 func fastStartNode(p []byte, v *StartNode) bool {
 	var seen uint32
-	return jsonMembers(p, func(key []byte, val []byte) bool {
+	return jsonMembers(string(p), func(key, val string) bool {
 		bit, ok := once(&seen, key, "workflow", "prompt", "cwd")
 		if !ok {
 			return false
@@ -64,7 +64,7 @@ func fastStartNode(p []byte, v *StartNode) bool {
 
 func fastCancelNode(p []byte, v *CancelNode) bool {
 	var seen uint32
-	return jsonMembers(p, func(key []byte, val []byte) bool {
+	return jsonMembers(string(p), func(key, val string) bool {
 		bit, ok := once(&seen, key, "start", "prev", "reason", "cancelledAtMs")
 		if !ok {
 			return false
@@ -85,9 +85,11 @@ func fastCancelNode(p []byte, v *CancelNode) bool {
 var stepNodeKeys = []string{"start", "prev", "role", "output", "body", "detail", "assembledPrompt", "agent",
 	"edgePrompt", "startedAtMs", "completedAtMs", "cwd", "extraction", "attempts", "redactions", "resumed"}
 
+// The payload is copied into one string once; the fields that need no
+// unescaping are substrings of it, so a node costs few allocations.
 func fastStepNode(p []byte, v *StepNode) bool {
 	var seen uint32
-	return jsonMembers(p, func(key []byte, val []byte) bool {
+	return jsonMembers(string(p), func(key, val string) bool {
 		bit, ok := once(&seen, key, stepNodeKeys...)
 		if !ok {
 			return false
@@ -136,9 +138,9 @@ func fastStepNode(p []byte, v *StepNode) bool {
 
 // once returns the index of key in keys and marks it seen; it fails for an
 // unknown key or one seen before.
-func once(seen *uint32, key []byte, keys ...string) (int, bool) {
+func once(seen *uint32, key string, keys ...string) (int, bool) {
 	for i, k := range keys {
-		if k == string(key) {
+		if k == key {
 			if *seen&(1<<i) != 0 {
 				return 0, false
 			}
@@ -149,11 +151,14 @@ func once(seen *uint32, key []byte, keys ...string) (int, bool) {
 	return 0, false
 }
 
-func isNull(val []byte) bool { return string(val) == "null" }
+func isNull[T bytestring](val T) bool { return string(val) == "null" }
+
+// bytestring is JSON text held as a string or as bytes.
+type bytestring interface{ ~string | ~[]byte }
 
 // setString decodes a JSON string; null leaves s unchanged, as
 // json.Unmarshal does.
-func setString(val []byte, s *string) bool {
+func setString[T bytestring](val T, s *string) bool {
 	if isNull(val) {
 		return true
 	}
@@ -161,19 +166,19 @@ func setString(val []byte, s *string) bool {
 		return false
 	}
 	inner := val[1 : len(val)-1]
-	for _, c := range inner {
-		if c == '\\' || c < 0x20 || c == '"' {
-			return json.Unmarshal(val, s) == nil
+	for i := 0; i < len(inner); i++ {
+		if c := inner[i]; c == '\\' || c < 0x20 || c == '"' {
+			return json.Unmarshal([]byte(val), s) == nil
 		}
 	}
-	if !utf8.Valid(inner) {
-		return json.Unmarshal(val, s) == nil
+	if !utf8.ValidString(string(inner)) {
+		return json.Unmarshal([]byte(val), s) == nil
 	}
 	*s = string(inner)
 	return true
 }
 
-func setAlias(val []byte, a *objects.Alias) bool {
+func setAlias(val string, a *objects.Alias) bool {
 	s := string(*a)
 	if !setString(val, &s) {
 		return false
@@ -182,7 +187,7 @@ func setAlias(val []byte, a *objects.Alias) bool {
 	return true
 }
 
-func setAliasPtr(val []byte, a **objects.Alias) bool {
+func setAliasPtr(val string, a **objects.Alias) bool {
 	if isNull(val) {
 		*a = nil
 		return true
@@ -196,7 +201,7 @@ func setAliasPtr(val []byte, a **objects.Alias) bool {
 }
 
 // setInt64 accepts a plain JSON integer only.
-func setInt64(val []byte, n *int64) bool {
+func setInt64(val string, n *int64) bool {
 	if isNull(val) {
 		return true
 	}
@@ -207,12 +212,12 @@ func setInt64(val []byte, n *int64) bool {
 	if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
 		return false
 	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
+	for i := 0; i < len(digits); i++ {
+		if c := digits[i]; c < '0' || c > '9' {
 			return false
 		}
 	}
-	v, err := strconv.ParseInt(string(val), 10, 64)
+	v, err := strconv.ParseInt(val, 10, 64)
 	if err != nil {
 		return false
 	}
@@ -220,8 +225,8 @@ func setInt64(val []byte, n *int64) bool {
 	return true
 }
 
-func setBool(val []byte, b *bool) bool {
-	switch string(val) {
+func setBool(val string, b *bool) bool {
+	switch val {
 	case "true":
 		*b = true
 	case "false":
@@ -234,21 +239,21 @@ func setBool(val []byte, b *bool) bool {
 }
 
 // setIntMap decodes an object of integers into a new map (null: nil).
-func setIntMap(val []byte, m *map[string]int) bool {
+func setIntMap(val string, m *map[string]int) bool {
 	if isNull(val) {
 		*m = nil
 		return true
 	}
 	out := map[string]int{}
-	ok := jsonMembers(val, func(key []byte, v []byte) bool {
-		if _, dup := out[string(key)]; dup {
+	ok := jsonMembers(val, func(key, v string) bool {
+		if _, dup := out[key]; dup {
 			return false
 		}
 		var n int64
 		if isNull(v) || !setInt64(v, &n) {
 			return false
 		}
-		out[string(key)] = int(n)
+		out[key] = int(n)
 		return true
 	})
 	if !ok {
@@ -261,7 +266,7 @@ func setIntMap(val []byte, m *map[string]int) bool {
 // jsonMembers calls fn with each member of the JSON object data: its key
 // (which must need no unescaping) and the raw bytes of its value. It
 // reports false when data is not such an object or fn returns false.
-func jsonMembers(data []byte, fn func(key, val []byte) bool) bool {
+func jsonMembers[T bytestring](data T, fn func(key, val T) bool) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
@@ -281,7 +286,7 @@ func jsonMembers(data []byte, fn func(key, val []byte) bool) bool {
 			}
 			end++
 		}
-		if end >= len(data) || !utf8.Valid(data[i+1:end]) {
+		if end >= len(data) || !utf8.ValidString(string(data[i+1:end])) {
 			return false
 		}
 		key := data[i+1 : end]
@@ -309,7 +314,7 @@ func jsonMembers(data []byte, fn func(key, val []byte) bool) bool {
 	}
 }
 
-func skipSpace(data []byte, i int) int {
+func skipSpace[T bytestring](data T, i int) int {
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
@@ -318,7 +323,7 @@ func skipSpace(data []byte, i int) int {
 
 // skipValue returns the end of the JSON value starting at i. It checks
 // only as much as it needs to find the end; the setters check the rest.
-func skipValue(data []byte, i int) (int, bool) {
+func skipValue[T bytestring](data T, i int) (int, bool) {
 	if i >= len(data) {
 		return 0, false
 	}
@@ -360,7 +365,7 @@ func skipValue(data []byte, i int) (int, bool) {
 	}
 }
 
-func skipString(data []byte, i int) (int, bool) {
+func skipString[T bytestring](data T, i int) (int, bool) {
 	for j := i + 1; j < len(data); j++ {
 		switch data[j] {
 		case '\\':

@@ -316,6 +316,7 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 		shard *entryShard
 		start plumbing.Hash
 		added []entryRecord
+		zones zones
 	)
 	if !head.IsZero() {
 		// Without a start node there is no cache file to use: the walk
@@ -331,7 +332,7 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 		var e *Entry
 		if rec, ok := shard.get(c); ok {
 			var err error
-			if e, err = r.entryFromRecord(rec); err != nil {
+			if e, err = r.entryFromRecord(rec, &zones); err != nil {
 				return nil, err
 			}
 		} else {
