@@ -315,12 +315,17 @@ func (z *zones) at(off int) *time.Location {
 }
 
 // entryFromRecord decodes a cached record exactly as Entry decodes the
-// commit it came from.
-func (r *Repo) entryFromRecord(rec entryRecord, z *zones) (*Entry, error) {
+// commit it came from; without decode, the node is left to decodePayload.
+func (r *Repo) entryFromRecord(rec entryRecord, z *zones, decode bool) (*Entry, error) {
 	e := &Entry{Commit: rec.commit, Parent: rec.parent, Tree: rec.tree,
 		Time: time.Unix(rec.unix, 0).In(z.at(rec.tzOffset)), Node: rec.node, output: rec.output, body: rec.body}
-	if err := r.decodeNode(e); err != nil {
+	if err := r.setKind(e); err != nil {
 		return nil, err
+	}
+	if decode {
+		if err := decodePayload(e); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }

@@ -29,7 +29,8 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	if opts.Quota <= 0 {
 		opts.Quota = DefaultQuota
 	}
-	chain, err := r.Chain(ctx, t.Head.Commit)
+	// Only the steps shown are decoded; the others are only counted.
+	chain, err := r.chain(ctx, t.Head.Commit, false)
 	if err != nil {
 		return "", err
 	}
@@ -87,6 +88,9 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 }
 
 func (r *Repo) renderStep(e *Entry, n int, shownRoles map[string]bool, t *Thread) (string, error) {
+	if err := decodePayload(e); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	if e.Kind == KindCancel {
 		fmt.Fprintf(&b, "## Step %d: cancelled `%s`\n**Time:** %s\n\n%s", n, e.Node.Alias, formatTime(e.Time), e.Cancel.Reason)

@@ -273,26 +273,51 @@ func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) 
 
 // decodeNode sets the kind and the decoded node of an entry from e.Node.
 func (r *Repo) decodeNode(e *Entry) error {
-	commit := e.Commit
+	if err := r.setKind(e); err != nil {
+		return err
+	}
+	return decodePayload(e)
+}
+
+// setKind sets the kind of an entry from the type of e.Node.
+func (r *Repo) setKind(e *Entry) error {
 	title, err := r.schemaTitle(e.Node.Type)
 	if err != nil {
 		return err
 	}
 	switch title {
 	case "uwf.StartNode":
-		e.Kind, e.Start = KindStart, &StartNode{}
-		err = decodeStartNode(e.Node, e.Start)
+		e.Kind = KindStart
 	case "uwf.StepNode":
-		e.Kind, e.Step = KindStep, &StepNode{}
-		err = decodeStepNode(e.Node, e.Step)
+		e.Kind = KindStep
 	case "uwf.CancelNode":
-		e.Kind, e.Cancel = KindCancel, &CancelNode{}
-		err = decodeCancelNode(e.Node, e.Cancel)
+		e.Kind = KindCancel
 	default:
-		return fmt.Errorf("commit %s holds a %q node, not a thread node", commit, title)
+		return fmt.Errorf("commit %s holds a %q node, not a thread node", e.Commit, title)
+	}
+	return nil
+}
+
+// decodePayload decodes the node of an entry whose kind is set, unless it
+// is decoded already.
+func decodePayload(e *Entry) error {
+	var err error
+	switch {
+	case e.Start != nil || e.Step != nil || e.Cancel != nil:
+		return nil
+	case e.Kind == KindStart:
+		e.Start = &StartNode{}
+		err = decodeStartNode(e.Node, e.Start)
+	case e.Kind == KindStep:
+		e.Step = &StepNode{}
+		err = decodeStepNode(e.Node, e.Step)
+	case e.Kind == KindCancel:
+		e.Cancel = &CancelNode{}
+		err = decodeCancelNode(e.Node, e.Cancel)
 	}
 	if err != nil {
-		return fmt.Errorf("commit %s: decode %s: %w", commit, title, err)
+		e.Start, e.Step, e.Cancel = nil, nil, nil
+		return fmt.Errorf("commit %s: decode %s node: %w", e.Commit, e.Kind, err)
 	}
 	return nil
 }
@@ -311,6 +336,13 @@ func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
 
 // Chain returns the thread's entries from the root to head.
 func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) {
+	return r.chain(ctx, head, true)
+}
+
+// chain is Chain; unless decode is set, entries that come from the entry
+// cache have their kind but not yet their node decoded (decodePayload does
+// that), for callers that look at a few of them only.
+func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*Entry, error) {
 	var (
 		rev   []*Entry
 		shard *entryShard
@@ -332,7 +364,7 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 		var e *Entry
 		if rec, ok := shard.get(c); ok {
 			var err error
-			if e, err = r.entryFromRecord(rec, &zones); err != nil {
+			if e, err = r.entryFromRecord(rec, &zones, decode); err != nil {
 				return nil, err
 			}
 		} else {

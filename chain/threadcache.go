@@ -73,7 +73,7 @@ func (r *Repo) threadFromCache(ctx context.Context, id ThreadID, head, start plu
 	if !ok {
 		return nil
 	}
-	e, err := r.entryFromRecord(rec, &zones{})
+	e, err := r.entryFromRecord(rec, &zones{}, true)
 	if err != nil {
 		return nil
 	}
