@@ -4,6 +4,8 @@ import (
 	"context"
 	"os/exec"
 	"testing"
+
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 func initTestRepo(t *testing.T) string {
@@ -16,30 +18,35 @@ func initTestRepo(t *testing.T) string {
 }
 
 // The read path knows the built-in schema aliases without storing the
-// schemas; they must be the aliases the writers store.
+// schemas; they must be the aliases of the schemas the writers store.
 func TestBuiltinAliasesMatchStoredSchemas(t *testing.T) {
 	r, err := Open(context.Background(), initTestRepo(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	aliases, err := builtinAliases()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, title := range []string{"uwf.StartNode", "uwf.StepNode", "uwf.CancelNode", "uwf.Workflow"} {
-		ref, err := r.schema(title)
+	for _, tc := range []struct {
+		title, thread string
+		doc           map[string]any
+		alias         objects.Alias
+	}{
+		{"uwf.StartNode", "uwf.StartNode", startNodeSchema(), startNodeAlias},
+		{"uwf.StepNode", "uwf.StepNode", stepNodeSchema(), stepNodeAlias},
+		{"uwf.CancelNode", "uwf.CancelNode", cancelNodeSchema(), cancelNodeAlias},
+		{"uwf.Workflow", "", workflowNodeSchema(), workflowAlias},
+	} {
+		ref, err := r.schema(tc.title)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if aliases[title] != ref.Alias {
-			t.Errorf("%s: built-in alias %s, stored %s", title, aliases[title], ref.Alias)
+		blob, err := objects.EncodeNode(objects.MetaSchemaAlias(), tc.doc)
+		if err != nil {
+			t.Fatal(err)
 		}
-		want := title
-		if title == "uwf.Workflow" {
-			want = "" // not a thread node
+		if ref.Alias != tc.alias || objects.AliasOf(blob) != tc.alias {
+			t.Errorf("%s: the alias in builtin.go is %s, the stored schema's %s", tc.title, tc.alias, ref.Alias)
 		}
-		if got, err := builtinTitle(ref.Alias); err != nil || got != want {
-			t.Errorf("builtinTitle(%s) = %q, %v; want %q", ref.Alias, got, err, want)
+		if got := builtinTitle(ref.Alias); got != tc.thread {
+			t.Errorf("builtinTitle(%s) = %q, want %q", ref.Alias, got, tc.thread)
 		}
 	}
 }

@@ -323,8 +323,8 @@ func decodePayload(e *Entry) error {
 }
 
 func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
-	if title, err := builtinTitle(a); err != nil || title != "" {
-		return title, err
+	if title := builtinTitle(a); title != "" {
+		return title, nil
 	}
 	schema, err := r.Store.Schema(a)
 	if err != nil {

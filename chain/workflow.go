@@ -164,11 +164,7 @@ func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree plumbi
 // decodeWorkflow decodes a Workflow node whose role schemas schemaOf
 // returns (as Store.Schema does).
 func (r *Repo) decodeWorkflow(ctx context.Context, n objects.Node, tree plumbing.Hash, schemaOf func(objects.Alias) (map[string]any, error)) (*WorkflowInfo, error) {
-	aliases, err := builtinAliases()
-	if err != nil {
-		return nil, err
-	}
-	if n.Type != aliases["uwf.Workflow"] {
+	if n.Type != workflowAlias {
 		return nil, fmt.Errorf("node %s is not a workflow: %w", n.Alias, ErrUnknownWorkflow)
 	}
 	var doc map[string]any
