@@ -66,7 +66,7 @@ type entryRecord struct {
 type entryShard struct {
 	mu      sync.Mutex
 	loaded  bool
-	records map[plumbing.Hash]entryRecord
+	records entryRecords
 	rewrite bool // the file is missing, foreign or of another version
 }
 
@@ -146,19 +146,21 @@ func (s *entryShard) get(c plumbing.Hash) (entryRecord, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.records[c]
-	return rec, ok
+	return s.records.get(c)
 }
 
 // loadEntryShard reads one cache file. Missing, foreign or older files read
 // as empty and are marked for rewriting; bad lines are skipped.
-func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
+func loadEntryShard(path string) (entryRecords, bool) {
+	var out entryRecords
 	data, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(data, []byte(entryCacheHeader())) {
-		return map[plumbing.Hash]entryRecord{}, true
+		return out, true
 	}
 	data = data[len(entryCacheHeader()):]
-	out := make(map[plumbing.Hash]entryRecord, bytes.Count(data, []byte{'\n'}))
+	n := bytes.Count(data, []byte{'\n'})
+	out.index = make(map[plumbing.Hash]int32, n)
+	out.list = make([]entryRecord, 0, n)
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -167,10 +169,37 @@ func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
 		line := data[:i]
 		data = data[i+1:]
 		if rec, ok := parseEntryRecord(line); ok {
-			out[rec.commit] = rec
+			out.put(rec)
 		}
 	}
 	return out, false
+}
+
+// entryRecords are the records of one file, in file order, by commit.
+type entryRecords struct {
+	index map[plumbing.Hash]int32
+	list  []entryRecord
+}
+
+func (rs *entryRecords) get(c plumbing.Hash) (entryRecord, bool) {
+	i, ok := rs.index[c]
+	if !ok {
+		return entryRecord{}, false
+	}
+	return rs.list[i], true
+}
+
+// put adds a record, or replaces the one of the same commit.
+func (rs *entryRecords) put(rec entryRecord) {
+	if i, ok := rs.index[rec.commit]; ok {
+		rs.list[i] = rec
+		return
+	}
+	if rs.index == nil {
+		rs.index = map[plumbing.Hash]int32{}
+	}
+	rs.index[rec.commit] = int32(len(rs.list))
+	rs.list = append(rs.list, rec)
 }
 
 var entryCRC = crc32.MakeTable(crc32.Castagnoli)
@@ -262,7 +291,16 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if rec.node.OID, ok = parseHash(f[6]); !ok {
 		return entryRecord{}, false
 	}
-	rec.node.Type = objects.Alias(f[7])
+	switch typ := f[7]; { // the thread node types need no copy
+	case string(typ) == string(stepNodeAlias):
+		rec.node.Type = stepNodeAlias
+	case string(typ) == string(startNodeAlias):
+		rec.node.Type = startNodeAlias
+	case string(typ) == string(cancelNodeAlias):
+		rec.node.Type = cancelNodeAlias
+	default:
+		rec.node.Type = objects.Alias(typ)
+	}
 	rec.node.Payload = json.RawMessage(f[8])
 	if string(f[9]) != "-" {
 		rec.output = json.RawMessage(f[9])
@@ -341,7 +379,7 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rec := range recs {
-		s.records[rec.commit] = rec
+		s.records.put(rec)
 	}
 	dir := r.entryCacheDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -376,7 +414,7 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 	}
 	if rewrite {
 		buf = append(buf[:0], entryCacheHeader()...)
-		for _, rec := range s.records {
+		for _, rec := range s.records.list {
 			buf = append(buf, formatEntryRecord(rec)...)
 		}
 		if err := writeFileAtomic(path, buf); err != nil {

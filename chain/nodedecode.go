@@ -82,19 +82,55 @@ func fastCancelNode(p []byte, v *CancelNode) bool {
 	})
 }
 
-var stepNodeKeys = []string{"start", "prev", "role", "output", "body", "detail", "assembledPrompt", "agent",
-	"edgePrompt", "startedAtMs", "completedAtMs", "cwd", "extraction", "attempts", "redactions", "resumed"}
+// stepNodeKey numbers the members of a StepNode payload (-1: unknown).
+func stepNodeKey(key string) int {
+	switch key {
+	case "start":
+		return 0
+	case "prev":
+		return 1
+	case "role":
+		return 2
+	case "output":
+		return 3
+	case "body":
+		return 4
+	case "detail":
+		return 5
+	case "assembledPrompt":
+		return 6
+	case "agent":
+		return 7
+	case "edgePrompt":
+		return 8
+	case "startedAtMs":
+		return 9
+	case "completedAtMs":
+		return 10
+	case "cwd":
+		return 11
+	case "extraction":
+		return 12
+	case "attempts":
+		return 13
+	case "redactions":
+		return 14
+	case "resumed":
+		return 15
+	}
+	return -1
+}
 
 // The payload is copied into one string once; the fields that need no
 // unescaping are substrings of it, so a node costs few allocations.
 func fastStepNode(p []byte, v *StepNode) bool {
 	var seen uint32
 	return jsonMembers(string(p), func(key, val string) bool {
-		bit, ok := once(&seen, key, stepNodeKeys...)
-		if !ok {
+		bit := stepNodeKey(key)
+		if !first(&seen, bit) {
 			return false
 		}
-		switch bit { // the index in stepNodeKeys
+		switch bit {
 		case 0:
 			return setAlias(val, &v.Start)
 		case 1:
@@ -141,14 +177,20 @@ func fastStepNode(p []byte, v *StepNode) bool {
 func once(seen *uint32, key string, keys ...string) (int, bool) {
 	for i, k := range keys {
 		if k == key {
-			if *seen&(1<<i) != 0 {
-				return 0, false
-			}
-			*seen |= 1 << i
-			return i, true
+			return i, first(seen, i)
 		}
 	}
 	return 0, false
+}
+
+// first marks member i seen, and fails for an unknown (negative) or
+// repeated one.
+func first(seen *uint32, i int) bool {
+	if i < 0 || *seen&(1<<i) != 0 {
+		return false
+	}
+	*seen |= 1 << i
+	return true
 }
 
 func isNull[T bytestring](val T) bool { return string(val) == "null" }
@@ -166,12 +208,16 @@ func setString[T bytestring](val T, s *string) bool {
 		return false
 	}
 	inner := val[1 : len(val)-1]
+	ascii := true
 	for i := 0; i < len(inner); i++ {
-		if c := inner[i]; c == '\\' || c < 0x20 || c == '"' {
+		switch c := inner[i]; {
+		case c == '\\' || c < 0x20 || c == '"':
 			return json.Unmarshal([]byte(val), s) == nil
+		case c >= utf8.RuneSelf:
+			ascii = false
 		}
 	}
-	if !utf8.ValidString(string(inner)) {
+	if !ascii && !utf8.ValidString(string(inner)) {
 		return json.Unmarshal([]byte(val), s) == nil
 	}
 	*s = string(inner)

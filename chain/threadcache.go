@@ -92,7 +92,7 @@ func (r *Repo) threadFromCache(ctx context.Context, id ThreadID, head, start plu
 func (s *entryShard) node(oid plumbing.Hash) (objects.Node, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, rec := range s.records {
+	for _, rec := range s.records.list {
 		if rec.node.OID == oid {
 			return rec.node, true
 		}
