@@ -2,8 +2,10 @@ package chain
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -141,6 +143,27 @@ func TestStatusFieldMatchesDecodedMap(t *testing.T) {
 		want, _ := m["$status"].(string)
 		if got, ok := statusField([]byte(p)); ok && got != want {
 			t.Errorf("%s: status %q, want %q", p, got, want)
+		}
+	}
+}
+
+func TestFormatDurationMatchesFmt(t *testing.T) {
+	old := func(d time.Duration) string {
+		switch {
+		case d < time.Second:
+			return fmt.Sprintf("%dms", d.Milliseconds())
+		case d < time.Minute:
+			return fmt.Sprintf("%.1fs", d.Seconds())
+		default:
+			return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+		}
+	}
+	for _, d := range []time.Duration{-90 * time.Second, -1500 * time.Millisecond, -time.Millisecond, 0, 999 * time.Microsecond,
+		5 * time.Millisecond, 999 * time.Millisecond, time.Second, 1049 * time.Millisecond, 1050 * time.Millisecond,
+		12345 * time.Millisecond, 59999 * time.Millisecond, time.Minute, 61 * time.Second, 245 * time.Second,
+		59*time.Minute + 59*time.Second, 3 * time.Hour, 1<<63 - 1} {
+		if got, want := FormatDuration(d), old(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,13 +139,20 @@ func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05
 
 // FormatDuration renders a step duration: "850ms", "12.3s", "4m05s".
 func FormatDuration(d time.Duration) string {
+	var b [24]byte
 	switch {
 	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
+		return string(append(strconv.AppendInt(b[:0], d.Milliseconds(), 10), "ms"...))
 	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
+		return string(append(strconv.AppendFloat(b[:0], d.Seconds(), 'f', 1, 64), 's'))
 	default:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+		out := append(strconv.AppendInt(b[:0], int64(int(d.Minutes())), 10), 'm')
+		if sec := int(d.Seconds()) % 60; sec < 10 {
+			out = append(append(out, '0'), byte('0'+sec))
+		} else {
+			out = strconv.AppendInt(out, int64(sec), 10)
+		}
+		return string(append(out, 's'))
 	}
 }
 

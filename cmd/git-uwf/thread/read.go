@@ -2,6 +2,7 @@ package thread
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -71,7 +72,7 @@ func stepsTable(ctx context.Context, repo *chain.Repo, t *chain.Thread) (*table,
 		case chain.KindCancel:
 			role, status = "(cancel)", "cancelled"
 		}
-		tb.add(strconv.Itoa(i), string(e.Node.Alias), e.Commit.String()[:12], role, status, agent, dur)
+		tb.add(strconv.Itoa(i), string(e.Node.Alias), hex.EncodeToString(e.Commit[:6]), role, status, agent, dur)
 	}
 	return tb, nil
 }
