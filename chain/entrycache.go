@@ -37,7 +37,7 @@ import (
 // Deleting the folder loses nothing.
 
 const (
-	entryCacheVersion = 3
+	entryCacheVersion = 4
 
 	// maxCachedBody is the largest body payload a record keeps; a larger
 	// body is read from git when it is shown, so that a walk of a long
@@ -59,6 +59,7 @@ type entryRecord struct {
 	node                 objects.Node
 	output               json.RawMessage // payload of a step's output node; nil otherwise
 	workflow             plumbing.Hash   // the workflow/ subtree the commit pins
+	start                plumbing.Hash   // the start node blob of the commit's tree
 	body                 json.RawMessage // payload of a step's body text node, when small; nil otherwise
 }
 
@@ -205,8 +206,8 @@ func (rs *entryRecords) put(rec entryRecord) {
 var entryCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // Line format (tab-separated): commit parent tree unix tzOffset nodeAlias
-// nodeOID nodeType payload output workflowTree body crc. Canonical JSON
-// holds no tab or newline; an absent output or body is "-".
+// nodeOID nodeType payload output workflowTree body start crc. Canonical
+// JSON holds no tab or newline; an absent output or body is "-".
 func formatEntryRecord(rec entryRecord) []byte {
 	var b []byte
 	b = append(b, rec.commit.String()...)
@@ -240,6 +241,8 @@ func formatEntryRecord(rec entryRecord) []byte {
 	} else {
 		b = append(b, rec.body...)
 	}
+	b = append(b, '\t')
+	b = append(b, rec.start.String()...)
 	sum := crc32.Checksum(b, entryCRC)
 	b = append(b, '\t')
 	b = strconv.AppendUint(b, uint64(sum), 16)
@@ -255,7 +258,7 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if err != nil || uint32(sum) != crc32.Checksum(line[:cut], entryCRC) {
 		return entryRecord{}, false
 	}
-	var f [12][]byte
+	var f [13][]byte
 	rest := line[:cut]
 	for i := range f {
 		j := bytes.IndexByte(rest, '\t')
@@ -311,6 +314,9 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if string(f[11]) != "-" {
 		rec.body = json.RawMessage(f[11])
 	}
+	if rec.start, ok = parseHash(f[12]); !ok {
+		return entryRecord{}, false
+	}
 	return rec, true
 }
 
@@ -327,15 +333,15 @@ func parseHash(b []byte) (plumbing.Hash, bool) {
 
 // recordOf builds the cache record of an entry read from git; output and
 // body are the payloads of its step's output and body nodes (nil for other
-// kinds, and for a body that is missing or too large), workflow the
-// workflow/ subtree of its tree.
-func recordOf(e *Entry, output, body json.RawMessage, workflow plumbing.Hash) entryRecord {
+// kinds, and for a body that is missing or too large), workflow and start
+// the workflow/ subtree and the start blob of its tree.
+func recordOf(e *Entry, output, body json.RawMessage, workflow, start plumbing.Hash) entryRecord {
 	_, off := e.Time.Zone()
 	if len(body) > maxCachedBody {
 		body = nil
 	}
 	return entryRecord{commit: e.Commit, parent: e.Parent, tree: e.Tree, unix: e.Time.Unix(), tzOffset: off,
-		node: e.Node, output: output, body: body, workflow: workflow}
+		node: e.Node, output: output, body: body, workflow: workflow, start: start}
 }
 
 // zones hands out the fixed time zone of an offset, the same one for the

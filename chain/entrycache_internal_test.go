@@ -17,7 +17,7 @@ func TestEntryRecordRoundTrip(t *testing.T) {
 	recs := []entryRecord{
 		{commit: h(1), parent: h(2), tree: h(3), unix: 1700000000, tzOffset: -3600,
 			node:   objects.Node{Alias: "0ABCDEFGHJKMN", OID: h(4), Type: "1ABCDEFGHJKMN", Payload: json.RawMessage(`{"role":"r\tx"}`)},
-			output: json.RawMessage(`{"$status":"done"}`), workflow: h(5), body: json.RawMessage(`"text\nwith lines"`)},
+			output: json.RawMessage(`{"$status":"done"}`), workflow: h(5), body: json.RawMessage(`"text\nwith lines"`), start: h(9)},
 		{commit: h(6), tree: h(7), node: objects.Node{Alias: "2ABCDEFGHJKMN", OID: h(8), Type: "3ABCDEFGHJKMN", Payload: json.RawMessage(`{}`)}},
 	}
 	for _, rec := range recs {

@@ -180,7 +180,7 @@ func TestEntryCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := strings.Replace(string(data), "uwf-entry-cache 3\n", "uwf-entry-cache 2\n", 1)
+		old := strings.Replace(string(data), "uwf-entry-cache 4\n", "uwf-entry-cache 3\n", 1)
 		if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 			t.Fatal(err)
 		}

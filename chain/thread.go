@@ -387,7 +387,11 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 			if err != nil {
 				return nil, err
 			}
-			added = append(added, recordOf(e, output, body, wf))
+			st, err := treeEntry(r.Store.Storer(), e.Tree, "start")
+			if err != nil {
+				return nil, err
+			}
+			added = append(added, recordOf(e, output, body, wf, st))
 		}
 		rev = append(rev, e)
 		if e.Kind == KindStart {

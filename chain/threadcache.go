@@ -27,9 +27,9 @@ import (
 //
 //   - threads/<thread-id> names the start node of the thread, and so the
 //     entry cache file to look in. It is only a hint: the head commit (the
-//     ref's value) must have a record in that file, and a record is a
-//     function of its commit oid alone, so a wrong or outdated hint just
-//     means the thread is read from git.
+//     ref's value) must have a record in that file naming that start node,
+//     and a record is a function of its commit oid alone, so a wrong or
+//     outdated hint just means the thread is read from git.
 //   - workflows/<tree-oid> holds the workflow node and the role schema
 //     nodes a pinned workflow tree holds; the tree oid names its content.
 //
@@ -66,7 +66,7 @@ func (r *Repo) CachedThread(ctx context.Context, id ThreadID) (*Thread, error) {
 func (r *Repo) threadFromCache(ctx context.Context, id ThreadID, head, start plumbing.Hash) *Thread {
 	shard := r.shard(start)
 	rec, ok := shard.get(head)
-	if !ok || rec.workflow.IsZero() {
+	if !ok || rec.workflow.IsZero() || rec.start != start {
 		return nil
 	}
 	startNode, ok := shard.node(start)
