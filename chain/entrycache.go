@@ -21,9 +21,10 @@ import (
 // The entry cache makes a chain walk (Chain, and so `thread steps`,
 // `thread read`, …) cost one file read instead of about five object reads
 // per step. A commit's content never changes, so what Entry decodes from a
-// commit (parent, tree, time, node) and the payload of its step's output
-// node can never go stale: records are keyed by the commit oid and verified
-// against nothing mutable.
+// commit (parent, tree, time, node), the payloads of its step's output
+// node and (up to maxCachedBody) body node, and the workflow/ subtree and
+// start blob its tree pins can never go stale: records are keyed by the
+// commit oid and verified against nothing mutable.
 //
 // Records live in $GIT_COMMON_DIR/uwf/cache/entries/<start-oid>, one file
 // per start node, so a thread and its forks (which share its history)
