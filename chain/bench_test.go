@@ -95,10 +95,10 @@ func BenchmarkList1000(b *testing.B) {
 	}
 }
 
-// BenchmarkReadLong: what `thread read` and `thread steps` do in-process on
-// a 300-step thread with the entry cache warm, with a freshly opened Repo
-// (a new process) each time, objects packed. Opening (git discovery) is
-// not timed.
+// BenchmarkReadLong: what `thread read` and `thread steps --format json`
+// do in-process (CachedThread, then Read or Steps) on a 300-step thread
+// with the caches warm, with a freshly opened Repo (a new process) each
+// time, objects packed. Opening (git discovery) is not timed.
 func BenchmarkReadLong(b *testing.B) {
 	ctx := context.Background()
 	dir := chaintest.InitRepo(b)
@@ -147,7 +147,7 @@ func mustThread(b *testing.B, r *chain.Repo, id chain.ThreadID) *chain.Thread {
 	if _, err := r.ResolveThread(ctx, string(id)); err != nil {
 		b.Fatal(err)
 	}
-	t, err := r.Thread(ctx, id)
+	t, err := r.CachedThread(ctx, id)
 	if err != nil {
 		b.Fatal(err)
 	}
