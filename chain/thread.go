@@ -416,7 +416,7 @@ func (r *Repo) NodeInCommit(e *Entry, a objects.Alias) (objects.Node, error) {
 	for _, dir := range []string{"nodes/", "workflow/nodes/"} {
 		oid, err := treeEntry(s, e.Tree, dir+string(a))
 		if err == nil && !oid.IsZero() {
-			n, err := readNode(s, oid)
+			n, err := r.Store.GetOID(oid)
 			if err == nil && n.Alias == a {
 				return n, nil
 			}

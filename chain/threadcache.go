@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // CachedThread is Thread for commands that only read a thread. When the
@@ -273,28 +271,4 @@ func parseWorkflowCache(data []byte) (workflowRecord, bool) {
 		return rec, false
 	}
 	return rec, true
-}
-
-// readNode reads the node stored in blob oid. Unlike Store.GetOID it does
-// not teach the alias index: reading a thread writes nothing but caches.
-func readNode(s storer.EncodedObjectStorer, oid plumbing.Hash) (objects.Node, error) {
-	obj, err := s.EncodedObject(plumbing.BlobObject, oid)
-	if err != nil {
-		return objects.Node{}, fmt.Errorf("read blob %s: %w", oid, err)
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return objects.Node{}, fmt.Errorf("read blob %s: %w", oid, err)
-	}
-	defer rd.Close()
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return objects.Node{}, fmt.Errorf("read blob %s: %w", oid, err)
-	}
-	n, err := objects.DecodeNode(b)
-	if err != nil {
-		return objects.Node{}, fmt.Errorf("blob %s: %w", oid, err)
-	}
-	n.OID = oid
-	return n, nil
 }
