@@ -246,29 +246,36 @@ func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*
 
 // Entry reads one thread commit.
 func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) {
+	e, _, err := r.entryWithTree(commit)
+	return e, err
+}
+
+// entryWithTree is Entry, also returning the commit's tree.
+func (r *Repo) entryWithTree(commit plumbing.Hash) (*Entry, *object.Tree, error) {
 	s := r.Store.Storer()
 	c, err := object.GetCommit(s, commit)
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+		return nil, nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
 	e := &Entry{Commit: commit, Tree: c.TreeHash, Time: c.Committer.When}
 	if len(c.ParentHashes) > 0 {
 		e.Parent = c.ParentHashes[0]
 	}
-	nodeOID, err := treeEntry(s, c.TreeHash, "node")
+	root, err := object.GetTree(s, c.TreeHash)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("read tree %s: %w", c.TreeHash, err)
 	}
+	nodeOID := topEntry(root, "node")
 	if nodeOID.IsZero() {
-		return nil, fmt.Errorf("commit %s is not a git-uwf thread commit (no node in its tree)", commit)
+		return nil, nil, fmt.Errorf("commit %s is not a git-uwf thread commit (no node in its tree)", commit)
 	}
 	if e.Node, err = r.Store.GetOID(nodeOID); err != nil {
-		return nil, fmt.Errorf("commit %s: %w", commit, err)
+		return nil, nil, fmt.Errorf("commit %s: %w", commit, err)
 	}
 	if err := r.decodeNode(e); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e, nil
+	return e, root, nil
 }
 
 // decodeNode sets the kind and the decoded node of an entry from e.Node.
@@ -368,30 +375,12 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 				return nil, err
 			}
 		} else {
+			var root *object.Tree
 			var err error
-			if e, err = r.Entry(ctx, c); err != nil {
+			if e, root, err = r.entryWithTree(c); err != nil {
 				return nil, err
 			}
-			var output, body json.RawMessage
-			if e.Step != nil {
-				if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
-					output = n.Payload
-				}
-				if e.Step.Body != "" {
-					if n, err := r.NodeInCommit(e, e.Step.Body); err == nil {
-						body = n.Payload
-					}
-				}
-			}
-			wf, err := treeEntry(r.Store.Storer(), e.Tree, "workflow")
-			if err != nil {
-				return nil, err
-			}
-			st, err := treeEntry(r.Store.Storer(), e.Tree, "start")
-			if err != nil {
-				return nil, err
-			}
-			added = append(added, recordOf(e, output, body, wf, st))
+			added = append(added, r.gitRecord(e, root))
 		}
 		rev = append(rev, e)
 		if e.Kind == KindStart {
