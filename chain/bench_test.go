@@ -94,3 +94,62 @@ func BenchmarkList1000(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadLong: what `thread read` and `thread steps --format json`
+// do in-process (CachedThread, then Read or Steps) on a 300-step thread
+// with the caches warm, with a freshly opened Repo (a new process) each
+// time, objects packed. Opening (git discovery) is not timed.
+func BenchmarkReadLong(b *testing.B) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(b)
+	r := chaintest.Open(b, dir)
+	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(b, "review-loop", loopYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	th, err := r.StartThread(ctx, info, "task", dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 150; i++ {
+		chaintest.Step(b, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": fmt.Sprintf("change %d", i)}, fmt.Sprintf("body %d\n\nmore text", i))
+		chaintest.Step(b, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": fmt.Sprintf("comments %d", i)}, "")
+	}
+	chaintest.Git(b, dir, "repack", "-adq") // as after gc, or a fetch
+	// Warm the entry cache.
+	if _, err := r.Steps(ctx, mustThread(b, r, th.ID)); err != nil {
+		b.Fatal(err)
+	}
+	for _, verb := range []string{"read", "steps"} {
+		b.Run(verb, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				r := chaintest.Open(b, dir)
+				b.StartTimer()
+				t := mustThread(b, r, th.ID)
+				var err error
+				if verb == "read" {
+					_, err = r.Read(ctx, t, chain.ReadOptions{})
+				} else {
+					_, err = r.Steps(ctx, t)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func mustThread(b *testing.B, r *chain.Repo, id chain.ThreadID) *chain.Thread {
+	b.Helper()
+	ctx := context.Background()
+	if _, err := r.ResolveThread(ctx, string(id)); err != nil {
+		b.Fatal(err)
+	}
+	t, err := r.CachedThread(ctx, id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return t
+}

@@ -21,9 +21,10 @@ import (
 // The entry cache makes a chain walk (Chain, and so `thread steps`,
 // `thread read`, …) cost one file read instead of about five object reads
 // per step. A commit's content never changes, so what Entry decodes from a
-// commit (parent, tree, time, node) and the payload of its step's output
-// node can never go stale: records are keyed by the commit oid and verified
-// against nothing mutable.
+// commit (parent, tree, time, node), the payloads of its step's output
+// node and (up to maxCachedBody) body node, and the workflow/ subtree and
+// start blob its tree pins can never go stale: records are keyed by the
+// commit oid and verified against nothing mutable.
 //
 // Records live in $GIT_COMMON_DIR/uwf/cache/entries/<start-oid>, one file
 // per start node, so a thread and its forks (which share its history)
@@ -37,9 +38,14 @@ import (
 // Deleting the folder loses nothing.
 
 const (
-	entryCacheVersion = 1
-	entryCacheDir     = "entries"
-	entryCacheLock    = "entries.lock"
+	entryCacheVersion = 4
+
+	// maxCachedBody is the largest body payload a record keeps; a larger
+	// body is read from git when it is shown, so that a walk of a long
+	// thread never reads more than a few kilobytes per step.
+	maxCachedBody  = 4 << 10
+	entryCacheDir  = "entries"
+	entryCacheLock = "entries.lock"
 )
 
 func entryCacheHeader() string {
@@ -53,20 +59,61 @@ type entryRecord struct {
 	tzOffset             int
 	node                 objects.Node
 	output               json.RawMessage // payload of a step's output node; nil otherwise
+	workflow             plumbing.Hash   // the workflow/ subtree the commit pins
+	start                plumbing.Hash   // the start node blob of the commit's tree
+	body                 json.RawMessage // payload of a step's body text node, when small; nil otherwise
 }
 
 // entryShard is the loaded cache file of one start node.
 type entryShard struct {
 	mu      sync.Mutex
 	loaded  bool
-	records map[plumbing.Hash]entryRecord
+	records entryRecords
 	rewrite bool // the file is missing, foreign or of another version
 }
 
-// entryCache holds the shards loaded by this process.
+// entryCache holds the shards loaded by this process, and the start node
+// of the thread commits it has seen as heads.
 type entryCache struct {
 	mu     sync.Mutex
 	shards map[plumbing.Hash]*entryShard
+	starts map[plumbing.Hash]plumbing.Hash
+}
+
+// rememberStart records the start node of a thread commit.
+func (r *Repo) rememberStart(commit, start plumbing.Hash) {
+	c := &r.entries
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.starts == nil {
+		c.starts = map[plumbing.Hash]plumbing.Hash{}
+	}
+	c.starts[commit] = start
+}
+
+// startOf returns the start node's blob oid of the thread whose commit is
+// head: the "start" entry that every thread commit's tree carries.
+func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
+	c := &r.entries
+	c.mu.Lock()
+	start, ok := c.starts[head]
+	c.mu.Unlock()
+	if ok {
+		return start, nil
+	}
+	commit, err := object.GetCommit(r.Store.Storer(), head)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
+	}
+	oid, err := treeEntry(r.Store.Storer(), commit.TreeHash, "start")
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if oid.IsZero() {
+		return plumbing.ZeroHash, fmt.Errorf("commit %s is not a git-uwf thread commit (no start node in its tree)", head)
+	}
+	r.rememberStart(head, oid)
+	return oid, nil
 }
 
 func (r *Repo) entryCacheDir() string {
@@ -101,19 +148,21 @@ func (s *entryShard) get(c plumbing.Hash) (entryRecord, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.records[c]
-	return rec, ok
+	return s.records.get(c)
 }
 
 // loadEntryShard reads one cache file. Missing, foreign or older files read
 // as empty and are marked for rewriting; bad lines are skipped.
-func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
-	out := map[plumbing.Hash]entryRecord{}
+func loadEntryShard(path string) (entryRecords, bool) {
+	var out entryRecords
 	data, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(data, []byte(entryCacheHeader())) {
 		return out, true
 	}
 	data = data[len(entryCacheHeader()):]
+	n := bytes.Count(data, []byte{'\n'})
+	out.index = make(map[plumbing.Hash]int32, n)
+	out.list = make([]entryRecord, 0, n)
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -122,17 +171,44 @@ func loadEntryShard(path string) (map[plumbing.Hash]entryRecord, bool) {
 		line := data[:i]
 		data = data[i+1:]
 		if rec, ok := parseEntryRecord(line); ok {
-			out[rec.commit] = rec
+			out.put(rec)
 		}
 	}
 	return out, false
 }
 
+// entryRecords are the records of one file, in file order, by commit.
+type entryRecords struct {
+	index map[plumbing.Hash]int32
+	list  []entryRecord
+}
+
+func (rs *entryRecords) get(c plumbing.Hash) (entryRecord, bool) {
+	i, ok := rs.index[c]
+	if !ok {
+		return entryRecord{}, false
+	}
+	return rs.list[i], true
+}
+
+// put adds a record, or replaces the one of the same commit.
+func (rs *entryRecords) put(rec entryRecord) {
+	if i, ok := rs.index[rec.commit]; ok {
+		rs.list[i] = rec
+		return
+	}
+	if rs.index == nil {
+		rs.index = map[plumbing.Hash]int32{}
+	}
+	rs.index[rec.commit] = int32(len(rs.list))
+	rs.list = append(rs.list, rec)
+}
+
 var entryCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // Line format (tab-separated): commit parent tree unix tzOffset nodeAlias
-// nodeOID nodeType payload output crc. Canonical JSON holds no tab or
-// newline; an absent output is "-".
+// nodeOID nodeType payload output workflowTree body start crc. Canonical
+// JSON holds no tab or newline; an absent output or body is "-".
 func formatEntryRecord(rec entryRecord) []byte {
 	var b []byte
 	b = append(b, rec.commit.String()...)
@@ -158,6 +234,16 @@ func formatEntryRecord(rec entryRecord) []byte {
 	} else {
 		b = append(b, rec.output...)
 	}
+	b = append(b, '\t')
+	b = append(b, rec.workflow.String()...)
+	b = append(b, '\t')
+	if rec.body == nil {
+		b = append(b, '-')
+	} else {
+		b = append(b, rec.body...)
+	}
+	b = append(b, '\t')
+	b = append(b, rec.start.String()...)
 	sum := crc32.Checksum(b, entryCRC)
 	b = append(b, '\t')
 	b = strconv.AppendUint(b, uint64(sum), 16)
@@ -173,9 +259,18 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if err != nil || uint32(sum) != crc32.Checksum(line[:cut], entryCRC) {
 		return entryRecord{}, false
 	}
-	f := bytes.Split(line[:cut], []byte{'\t'})
-	if len(f) != 10 {
-		return entryRecord{}, false
+	var f [13][]byte
+	rest := line[:cut]
+	for i := range f {
+		j := bytes.IndexByte(rest, '\t')
+		if (j < 0) != (i == len(f)-1) {
+			return entryRecord{}, false // too few or too many fields
+		}
+		if j < 0 {
+			f[i] = rest
+			break
+		}
+		f[i], rest = rest[:j], rest[j+1:]
 	}
 	var rec entryRecord
 	var ok bool
@@ -200,10 +295,28 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	if rec.node.OID, ok = parseHash(f[6]); !ok {
 		return entryRecord{}, false
 	}
-	rec.node.Type = objects.Alias(f[7])
+	switch typ := f[7]; { // the thread node types need no copy
+	case string(typ) == string(stepNodeAlias):
+		rec.node.Type = stepNodeAlias
+	case string(typ) == string(startNodeAlias):
+		rec.node.Type = startNodeAlias
+	case string(typ) == string(cancelNodeAlias):
+		rec.node.Type = cancelNodeAlias
+	default:
+		rec.node.Type = objects.Alias(typ)
+	}
 	rec.node.Payload = json.RawMessage(f[8])
 	if string(f[9]) != "-" {
 		rec.output = json.RawMessage(f[9])
+	}
+	if rec.workflow, ok = parseHash(f[10]); !ok {
+		return entryRecord{}, false
+	}
+	if string(f[11]) != "-" {
+		rec.body = json.RawMessage(f[11])
+	}
+	if rec.start, ok = parseHash(f[12]); !ok {
+		return entryRecord{}, false
 	}
 	return rec, true
 }
@@ -219,21 +332,45 @@ func parseHash(b []byte) (plumbing.Hash, bool) {
 	return h, true
 }
 
-// recordOf builds the cache record of an entry read from git; output is the
-// payload of its step's output node (nil for other kinds).
-func recordOf(e *Entry, output json.RawMessage) entryRecord {
+// recordOf builds the cache record of an entry read from git; output and
+// body are the payloads of its step's output and body nodes (nil for other
+// kinds, and for a body that is missing or too large), workflow and start
+// the workflow/ subtree and the start blob of its tree.
+func recordOf(e *Entry, output, body json.RawMessage, workflow, start plumbing.Hash) entryRecord {
 	_, off := e.Time.Zone()
+	if len(body) > maxCachedBody {
+		body = nil
+	}
 	return entryRecord{commit: e.Commit, parent: e.Parent, tree: e.Tree, unix: e.Time.Unix(), tzOffset: off,
-		node: e.Node, output: output}
+		node: e.Node, output: output, body: body, workflow: workflow, start: start}
+}
+
+// zones hands out the fixed time zone of an offset, the same one for the
+// same offset (a thread's commits are mostly made in one zone).
+type zones struct {
+	off int
+	loc *time.Location
+}
+
+func (z *zones) at(off int) *time.Location {
+	if z.loc == nil || z.off != off {
+		z.off, z.loc = off, time.FixedZone("", off)
+	}
+	return z.loc
 }
 
 // entryFromRecord decodes a cached record exactly as Entry decodes the
-// commit it came from.
-func (r *Repo) entryFromRecord(rec entryRecord) (*Entry, error) {
+// commit it came from; without decode, the node is left to decodePayload.
+func (r *Repo) entryFromRecord(rec entryRecord, z *zones, decode bool) (*Entry, error) {
 	e := &Entry{Commit: rec.commit, Parent: rec.parent, Tree: rec.tree,
-		Time: time.Unix(rec.unix, 0).In(time.FixedZone("", rec.tzOffset)), Node: rec.node, output: rec.output}
-	if err := r.decodeNode(e); err != nil {
+		Time: time.Unix(rec.unix, 0).In(z.at(rec.tzOffset)), Node: rec.node, output: rec.output, body: rec.body}
+	if err := r.setKind(e); err != nil {
 		return nil, err
+	}
+	if decode {
+		if err := decodePayload(e); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -249,7 +386,7 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rec := range recs {
-		s.records[rec.commit] = rec
+		s.records.put(rec)
 	}
 	dir := r.entryCacheDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -284,7 +421,7 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 	}
 	if rewrite {
 		buf = append(buf[:0], entryCacheHeader()...)
-		for _, rec := range s.records {
+		for _, rec := range s.records.list {
 			buf = append(buf, formatEntryRecord(rec)...)
 		}
 		if err := writeFileAtomic(path, buf); err != nil {
@@ -331,21 +468,4 @@ func writeFileAtomic(path string, data []byte) error {
 		return werr
 	}
 	return nil
-}
-
-// startOf returns the start node's blob oid of the thread whose commit is
-// head: the "start" entry that every thread commit's tree carries.
-func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
-	c, err := object.GetCommit(r.Store.Storer(), head)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
-	}
-	oid, err := treeEntry(r.Store.Storer(), c.TreeHash, "start")
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if oid.IsZero() {
-		return plumbing.ZeroHash, fmt.Errorf("commit %s is not a git-uwf thread commit (no start node in its tree)", head)
-	}
-	return oid, nil
 }

@@ -59,6 +59,13 @@ func walk(t *testing.T, dir string, id chain.ThreadID) view {
 		if !reflect.DeepEqual(out, want) {
 			t.Fatalf("output of %s: got %v, want %v", e.Commit, out, want)
 		}
+		status, err := r.OutputStatus(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := out["$status"].(string); status != want {
+			t.Fatalf("status of %s: got %q, want %q", e.Commit, status, want)
+		}
 		v.entries = append(v.entries, e.Commit.String())
 	}
 	steps, err := r.Steps(ctx, th)
@@ -173,7 +180,7 @@ func TestEntryCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := strings.Replace(string(data), "uwf-entry-cache 1\n", "uwf-entry-cache 0\n", 1)
+		old := strings.Replace(string(data), "uwf-entry-cache 4\n", "uwf-entry-cache 3\n", 1)
 		if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -235,4 +242,31 @@ func TestEntryCacheAppendsNewSteps(t *testing.T) {
 			t.Fatalf("after %d rounds: %d valid, %d bad", i, valid, bad)
 		}
 	}
+}
+
+// A small body is kept in its record; a large one is read from git when it
+// is shown, so records stay small.
+func TestEntryCacheBodies(t *testing.T) {
+	dir, r, info := setup(t)
+	ctx := context.Background()
+	th, err := r.StartThread(ctx, info, "task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large := strings.Repeat("a long line of the deliverable\n", 400)
+	chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, large)
+	chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "small\tbody \"quoted\"")
+	want := walk(t, dir, th.ID)
+	if !strings.Contains(want.read, "a long line") || !strings.Contains(want.read, "small\tbody") {
+		t.Fatalf("read lacks the bodies:\n%s", want.read)
+	}
+	path := entryCacheFile(t, dir)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "a long line") || !strings.Contains(string(data), `small\tbody \"quoted\"`) {
+		t.Fatalf("cache file holds the large body or lacks the small one:\n%s", data)
+	}
+	sameView(t, walk(t, dir, th.ID), want)
 }

@@ -309,7 +309,7 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 	n.OID = h.root.node
 	e := h.entry
 	e.Node = n
-	if r.decodeHeadNode(e) != nil {
+	if r.decodeNode(e) != nil {
 		return false
 	}
 	t := &Thread{ID: h.id, Head: e}
@@ -322,11 +322,8 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 			return false
 		}
 		t.StartAlias = start.Alias
-		if !decodeStartNode(start.Payload, &t.Start) {
-			t.Start = StartNode{}
-			if err := start.Decode(&t.Start); err != nil {
-				return false
-			}
+		if decodeStartNode(start, &t.Start) != nil {
+			return false
 		}
 	}
 	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil {

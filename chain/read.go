@@ -2,7 +2,9 @@ package chain
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +30,8 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	if opts.Quota <= 0 {
 		opts.Quota = DefaultQuota
 	}
-	chain, err := r.Chain(ctx, t.Head.Commit)
+	// Only the steps shown are decoded; the others are only counted.
+	chain, err := r.chain(ctx, t.Head.Commit, false)
 	if err != nil {
 		return "", err
 	}
@@ -86,6 +89,9 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 }
 
 func (r *Repo) renderStep(e *Entry, n int, shownRoles map[string]bool, t *Thread) (string, error) {
+	if err := decodePayload(e); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	if e.Kind == KindCancel {
 		fmt.Fprintf(&b, "## Step %d: cancelled `%s`\n**Time:** %s\n\n%s", n, e.Node.Alias, formatTime(e.Time), e.Cancel.Reason)
@@ -133,12 +139,56 @@ func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05
 
 // FormatDuration renders a step duration: "850ms", "12.3s", "4m05s".
 func FormatDuration(d time.Duration) string {
+	var b [24]byte
 	switch {
 	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
+		return string(append(strconv.AppendInt(b[:0], d.Milliseconds(), 10), "ms"...))
 	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
+		return string(append(strconv.AppendFloat(b[:0], d.Seconds(), 'f', 1, 64), 's'))
 	default:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+		out := append(strconv.AppendInt(b[:0], int64(int(d.Minutes())), 10), 'm')
+		if sec := int(d.Seconds()) % 60; sec < 10 {
+			out = append(append(out, '0'), byte('0'+sec))
+		} else {
+			out = strconv.AppendInt(out, int64(sec), 10)
+		}
+		return string(append(out, 's'))
 	}
+}
+
+// OutputStatus returns the "$status" of a step's output, as
+// Output(e)["$status"] would give it ("" when it has none, "_" for an
+// entry that is not a step), without decoding the rest of the output.
+func (r *Repo) OutputStatus(e *Entry) (string, error) {
+	if e.Step != nil && e.output != nil {
+		if s, ok := statusField(e.output); ok {
+			return s, nil
+		}
+	}
+	out, err := r.Output(e)
+	if err != nil {
+		return "", err
+	}
+	s, _ := out["$status"].(string)
+	return s, nil
+}
+
+// statusField reads the "$status" member of an output payload; it reports
+// false when the payload is not plainly a JSON object.
+func statusField(payload []byte) (string, bool) {
+	if !json.Valid(payload) {
+		return "", false
+	}
+	var status string
+	ok := jsonMembers(payload, func(key, val []byte) bool {
+		if string(key) != "$status" {
+			return true
+		}
+		status = "" // a repeated key wins, as in a decoded map
+		if len(val) > 0 && val[0] == '"' {
+			return setString(val, &status)
+		}
+		return true
+	})
+	return status, ok
 }

@@ -26,9 +26,6 @@ type Repo struct {
 
 	mu      sync.Mutex
 	schemas map[string]objects.Ref // built-in schema refs by title
-	// schemaAliases are the aliases of built-in schemas by title, known
-	// without storing or compiling them.
-	schemaAliases map[string]objects.Alias
 	// identMu guards ident; it is held while git resolves the identity, so
 	// it is not mu, which lock and cache lookups must never wait on.
 	identMu   sync.Mutex
@@ -77,7 +74,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 		now = time.Now
 	}
 	return &Repo{Info: info, Git: run, Store: store, now: now,
-		schemas: map[string]objects.Ref{}, schemaAliases: map[string]objects.Alias{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
+		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
 		refs: &refFiles{common: info.CommonDir}}, nil
 }
 
@@ -124,31 +121,6 @@ func builtinSchema(title string) (map[string]any, error) {
 		return attemptNodeSchema(), nil
 	}
 	return nil, fmt.Errorf("unknown built-in schema %q", title)
-}
-
-// schemaAlias returns the alias of a built-in schema as schema stores it,
-// computed from its bytes alone: recognising the type of a node that is
-// read needs neither a write nor a compilation of the schema.
-func (r *Repo) schemaAlias(title string) (objects.Alias, error) {
-	r.mu.Lock()
-	a, ok := r.schemaAliases[title]
-	r.mu.Unlock()
-	if ok {
-		return a, nil
-	}
-	doc, err := builtinSchema(title)
-	if err != nil {
-		return "", err
-	}
-	blob, err := objects.EncodeNode(objects.MetaSchemaAlias(), doc)
-	if err != nil {
-		return "", fmt.Errorf("encode schema %s: %w", title, err)
-	}
-	a = objects.AliasOf(blob)
-	r.mu.Lock()
-	r.schemaAliases[title] = a
-	r.mu.Unlock()
-	return a, nil
 }
 
 // Schema returns the alias of a built-in node schema ("uwf.StepNode", …).

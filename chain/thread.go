@@ -73,6 +73,7 @@ type Entry struct {
 	Cancel *CancelNode
 
 	output json.RawMessage // the step's output payload, when the entry cache had it
+	body   json.RawMessage // the step's body payload, when the entry cache had it
 }
 
 // Thread is a thread as seen at its head.
@@ -222,6 +223,9 @@ func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*
 	if err != nil {
 		return nil, err
 	}
+	if !startOID.IsZero() {
+		r.rememberStart(head, startOID)
+	}
 	startNode, err := r.Store.GetOID(startOID)
 	if err != nil {
 		return nil, fmt.Errorf("thread %s: start node: %w", id, err)
@@ -242,66 +246,92 @@ func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*
 
 // Entry reads one thread commit.
 func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) {
+	e, _, err := r.entryWithTree(commit)
+	return e, err
+}
+
+// entryWithTree is Entry, also returning the commit's tree.
+func (r *Repo) entryWithTree(commit plumbing.Hash) (*Entry, *object.Tree, error) {
 	s := r.Store.Storer()
 	c, err := object.GetCommit(s, commit)
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+		return nil, nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
 	e := &Entry{Commit: commit, Tree: c.TreeHash, Time: c.Committer.When}
 	if len(c.ParentHashes) > 0 {
 		e.Parent = c.ParentHashes[0]
 	}
-	nodeOID, err := treeEntry(s, c.TreeHash, "node")
+	root, err := object.GetTree(s, c.TreeHash)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("read tree %s: %w", c.TreeHash, err)
 	}
+	nodeOID := topEntry(root, "node")
 	if nodeOID.IsZero() {
-		return nil, fmt.Errorf("commit %s is not a git-uwf thread commit (no node in its tree)", commit)
+		return nil, nil, fmt.Errorf("commit %s is not a git-uwf thread commit (no node in its tree)", commit)
 	}
 	if e.Node, err = r.Store.GetOID(nodeOID); err != nil {
-		return nil, fmt.Errorf("commit %s: %w", commit, err)
+		return nil, nil, fmt.Errorf("commit %s: %w", commit, err)
 	}
 	if err := r.decodeNode(e); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e, nil
+	return e, root, nil
 }
 
 // decodeNode sets the kind and the decoded node of an entry from e.Node.
 func (r *Repo) decodeNode(e *Entry) error {
-	commit := e.Commit
+	if err := r.setKind(e); err != nil {
+		return err
+	}
+	return decodePayload(e)
+}
+
+// setKind sets the kind of an entry from the type of e.Node.
+func (r *Repo) setKind(e *Entry) error {
 	title, err := r.schemaTitle(e.Node.Type)
 	if err != nil {
 		return err
 	}
 	switch title {
 	case "uwf.StartNode":
-		e.Kind, e.Start = KindStart, &StartNode{}
-		err = e.Node.Decode(e.Start)
+		e.Kind = KindStart
 	case "uwf.StepNode":
-		e.Kind, e.Step = KindStep, &StepNode{}
-		err = e.Node.Decode(e.Step)
+		e.Kind = KindStep
 	case "uwf.CancelNode":
-		e.Kind, e.Cancel = KindCancel, &CancelNode{}
-		err = e.Node.Decode(e.Cancel)
+		e.Kind = KindCancel
 	default:
-		return fmt.Errorf("commit %s holds a %q node, not a thread node", commit, title)
+		return fmt.Errorf("commit %s holds a %q node, not a thread node", e.Commit, title)
+	}
+	return nil
+}
+
+// decodePayload decodes the node of an entry whose kind is set, unless it
+// is decoded already.
+func decodePayload(e *Entry) error {
+	var err error
+	switch {
+	case e.Start != nil || e.Step != nil || e.Cancel != nil:
+		return nil
+	case e.Kind == KindStart:
+		e.Start = &StartNode{}
+		err = decodeStartNode(e.Node, e.Start)
+	case e.Kind == KindStep:
+		e.Step = &StepNode{}
+		err = decodeStepNode(e.Node, e.Step)
+	case e.Kind == KindCancel:
+		e.Cancel = &CancelNode{}
+		err = decodeCancelNode(e.Node, e.Cancel)
 	}
 	if err != nil {
-		return fmt.Errorf("commit %s: decode %s: %w", commit, title, err)
+		e.Start, e.Step, e.Cancel = nil, nil, nil
+		return fmt.Errorf("commit %s: decode %s node: %w", e.Commit, e.Kind, err)
 	}
 	return nil
 }
 
 func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
-	for _, title := range []string{"uwf.StepNode", "uwf.StartNode", "uwf.CancelNode"} {
-		alias, err := r.schemaAlias(title)
-		if err != nil {
-			return "", err
-		}
-		if alias == a {
-			return title, nil
-		}
+	if title := builtinTitle(a); title != "" {
+		return title, nil
 	}
 	schema, err := r.Store.Schema(a)
 	if err != nil {
@@ -313,11 +343,19 @@ func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
 
 // Chain returns the thread's entries from the root to head.
 func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) {
+	return r.chain(ctx, head, true)
+}
+
+// chain is Chain; unless decode is set, entries that come from the entry
+// cache have their kind but not yet their node decoded (decodePayload does
+// that), for callers that look at a few of them only.
+func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*Entry, error) {
 	var (
 		rev   []*Entry
 		shard *entryShard
 		start plumbing.Hash
 		added []entryRecord
+		zones zones
 	)
 	if !head.IsZero() {
 		// Without a start node there is no cache file to use: the walk
@@ -333,21 +371,16 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 		var e *Entry
 		if rec, ok := shard.get(c); ok {
 			var err error
-			if e, err = r.entryFromRecord(rec); err != nil {
+			if e, err = r.entryFromRecord(rec, &zones, decode); err != nil {
 				return nil, err
 			}
 		} else {
+			var root *object.Tree
 			var err error
-			if e, err = r.Entry(ctx, c); err != nil {
+			if e, root, err = r.entryWithTree(c); err != nil {
 				return nil, err
 			}
-			var output json.RawMessage
-			if e.Step != nil {
-				if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
-					output = n.Payload
-				}
-			}
-			added = append(added, recordOf(e, output))
+			added = append(added, r.gitRecord(e, root))
 		}
 		rev = append(rev, e)
 		if e.Kind == KindStart {
@@ -405,6 +438,9 @@ func (r *Repo) Output(e *Entry) (map[string]any, error) {
 func (r *Repo) Text(e *Entry, a objects.Alias) (string, error) {
 	if a == "" {
 		return "", nil
+	}
+	if e.body != nil && e.Step != nil && a == e.Step.Body {
+		return decodeText(objects.Node{Alias: a, Payload: e.body})
 	}
 	n, err := r.NodeInCommit(e, a)
 	if err != nil {

@@ -152,11 +152,19 @@ func (r *Repo) LoadWorkflow(ctx context.Context, alias objects.Alias) (*Workflow
 // when the caller read it from one; otherwise the pinning tree is built
 // (and written) the way MaterializeWorkflow builds it.
 func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree plumbing.Hash) (*WorkflowInfo, error) {
-	wfSchema, err := r.schemaAlias("uwf.Workflow")
-	if err != nil {
-		return nil, err
+	if tree.IsZero() {
+		// The pinning tree is built below and holds the schema node.
+		if _, err := r.schema("uwf.Workflow"); err != nil {
+			return nil, err
+		}
 	}
-	if n.Type != wfSchema {
+	return r.decodeWorkflow(ctx, n, tree, r.Store.Schema)
+}
+
+// decodeWorkflow decodes a Workflow node whose role schemas schemaOf
+// returns (as Store.Schema does).
+func (r *Repo) decodeWorkflow(ctx context.Context, n objects.Node, tree plumbing.Hash, schemaOf func(objects.Alias) (map[string]any, error)) (*WorkflowInfo, error) {
+	if n.Type != workflowAlias {
 		return nil, fmt.Errorf("node %s is not a workflow: %w", n.Alias, ErrUnknownWorkflow)
 	}
 	var doc map[string]any
@@ -175,7 +183,7 @@ func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree plumbi
 		if err != nil {
 			return nil, fmt.Errorf("workflow %s role %q: bad schema reference: %w", n.Alias, name, err)
 		}
-		schema, err := r.Store.Schema(a)
+		schema, err := schemaOf(a)
 		if err != nil {
 			return nil, fmt.Errorf("workflow %s role %q: %w", n.Alias, name, err)
 		}

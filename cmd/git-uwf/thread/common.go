@@ -12,7 +12,8 @@ import (
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 )
 
-// openThread resolves a thread argument (full id or prefix) and reads it.
+// openThread resolves a thread argument (full id or prefix) and reads it,
+// from the caches when they hold its head.
 func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Repo, *chain.Thread, error) {
 	repo, err := f.Repo(ctx)
 	if err != nil {
@@ -22,7 +23,7 @@ func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Rep
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := repo.Thread(ctx, id)
+	t, err := repo.CachedThread(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,11 +2,12 @@ package thread
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
@@ -34,28 +35,46 @@ func newCmdSteps(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			repo, t, format := tc.repo, tc.thread, tc.format
+			if format == cmdutil.FormatText || format == "" {
+				// The table shows the status of each output, not the rest of it.
+				tb, err := stepsTable(c.Context, repo, t)
+				if err != nil {
+					return err
+				}
+				return cmdutil.Print(f.IO, format, nil, tb.write)
+			}
 			steps, err := repo.Steps(c.Context, t)
 			if err != nil {
 				return err
 			}
 			out := stepsOutput{Thread: t.ID, Workflow: t.Workflow.Name, Steps: steps}
-			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
-				tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-				fmt.Fprintln(tw, "#\tSTEP\tCOMMIT\tROLE\tSTATUS\tAGENT\tDURATION")
-				for _, s := range steps {
-					role, status, agent, dur := s.Role, s.Status, s.Agent, chain.FormatDuration(msDuration(s.DurationMs))
-					switch s.Kind {
-					case chain.KindStart:
-						role, status, agent, dur = "(start)", "-", "-", "-"
-					case chain.KindCancel:
-						role, agent, dur = "(cancel)", "-", "-"
-					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, s.Hash, s.Commit[:12], role, status, agent, dur)
-				}
-				return tw.Flush()
-			})
+			return cmdutil.Print(f.IO, format, out, nil)
 		},
 	}
+}
+
+// stepsTable lays out `thread steps` for people.
+func stepsTable(ctx context.Context, repo *chain.Repo, t *chain.Thread) (*table, error) {
+	entries, err := repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return nil, err
+	}
+	tb := &table{rows: make([][]string, 0, len(entries)+1)}
+	tb.add("#", "STEP", "COMMIT", "ROLE", "STATUS", "AGENT", "DURATION")
+	for i, e := range entries {
+		role, status, agent, dur := "(start)", "-", "-", "-"
+		switch e.Kind {
+		case chain.KindStep:
+			if status, err = repo.OutputStatus(e); err != nil {
+				return nil, err
+			}
+			role, agent, dur = e.Step.Role, e.Step.Agent, chain.FormatDuration(msDuration(e.Step.CompletedAtMs-e.Step.StartedAtMs))
+		case chain.KindCancel:
+			role, status = "(cancel)", "cancelled"
+		}
+		tb.add(strconv.Itoa(i), string(e.Node.Alias), hex.EncodeToString(e.Commit[:6]), role, status, agent, dur)
+	}
+	return tb, nil
 }
 
 func newCmdRead(f *cmdutil.Factory) *cli.Command {

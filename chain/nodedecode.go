@@ -1,0 +1,424 @@
+package chain
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/git-uwf/git-uwf/objects"
+)
+
+// Thread nodes are decoded once per commit of every chain walk, so a long
+// thread spends most of a `thread read` in encoding/json's reflection. The
+// payloads are canonical JSON of a known shape; the decoders below read
+// that shape field by field. Anything they do not recognise (an unknown or
+// repeated key, an escaped key, a value of an unexpected form) makes them
+// give up, and the payload is decoded by encoding/json instead, so the
+// result is always what json.Unmarshal gives. A test fills every field of
+// each node type and fails when a decoder does not know one.
+
+// decodeStartNode decodes a StartNode payload.
+func decodeStartNode(n objects.Node, v *StartNode) error {
+	if fastStartNode(n.Payload, v) {
+		return nil
+	}
+	*v = StartNode{}
+	return n.Decode(v)
+}
+
+// decodeStepNode decodes a StepNode payload.
+func decodeStepNode(n objects.Node, v *StepNode) error {
+	if fastStepNode(n.Payload, v) {
+		return nil
+	}
+	*v = StepNode{}
+	return n.Decode(v)
+}
+
+// decodeCancelNode decodes a CancelNode payload.
+func decodeCancelNode(n objects.Node, v *CancelNode) error {
+	if fastCancelNode(n.Payload, v) {
+		return nil
+	}
+	*v = CancelNode{}
+	return n.Decode(v)
+}
+
+func fastStartNode(p []byte, v *StartNode) bool {
+	var seen uint32
+	return jsonMembers(string(p), func(key, val string) bool {
+		bit, ok := once(&seen, key, "workflow", "prompt", "cwd")
+		if !ok {
+			return false
+		}
+		switch bit {
+		case 0:
+			return setAlias(val, &v.Workflow)
+		case 1:
+			return setString(val, &v.Prompt)
+		default:
+			return setString(val, &v.Cwd)
+		}
+	})
+}
+
+func fastCancelNode(p []byte, v *CancelNode) bool {
+	var seen uint32
+	return jsonMembers(string(p), func(key, val string) bool {
+		bit, ok := once(&seen, key, "start", "prev", "reason", "cancelledAtMs")
+		if !ok {
+			return false
+		}
+		switch bit {
+		case 0:
+			return setAlias(val, &v.Start)
+		case 1:
+			return setAliasPtr(val, &v.Prev)
+		case 2:
+			return setString(val, &v.Reason)
+		default:
+			return setInt64(val, &v.CancelledAtMs)
+		}
+	})
+}
+
+// stepNodeKey numbers the members of a StepNode payload (-1: unknown).
+func stepNodeKey(key string) int {
+	switch key {
+	case "start":
+		return 0
+	case "prev":
+		return 1
+	case "role":
+		return 2
+	case "output":
+		return 3
+	case "body":
+		return 4
+	case "detail":
+		return 5
+	case "assembledPrompt":
+		return 6
+	case "agent":
+		return 7
+	case "edgePrompt":
+		return 8
+	case "startedAtMs":
+		return 9
+	case "completedAtMs":
+		return 10
+	case "cwd":
+		return 11
+	case "extraction":
+		return 12
+	case "attempts":
+		return 13
+	case "redactions":
+		return 14
+	case "resumed":
+		return 15
+	}
+	return -1
+}
+
+// The payload is copied into one string once; the fields that need no
+// unescaping are substrings of it, so a node costs few allocations.
+func fastStepNode(p []byte, v *StepNode) bool {
+	var seen uint32
+	return jsonMembers(string(p), func(key, val string) bool {
+		bit := stepNodeKey(key)
+		if !first(&seen, bit) {
+			return false
+		}
+		switch bit {
+		case 0:
+			return setAlias(val, &v.Start)
+		case 1:
+			return setAliasPtr(val, &v.Prev)
+		case 2:
+			return setString(val, &v.Role)
+		case 3:
+			return setAlias(val, &v.Output)
+		case 4:
+			return setAlias(val, &v.Body)
+		case 5:
+			return setAlias(val, &v.Detail)
+		case 6:
+			return setAlias(val, &v.AssembledPrompt)
+		case 7:
+			return setString(val, &v.Agent)
+		case 8:
+			return setString(val, &v.EdgePrompt)
+		case 9:
+			return setInt64(val, &v.StartedAtMs)
+		case 10:
+			return setInt64(val, &v.CompletedAtMs)
+		case 11:
+			return setString(val, &v.Cwd)
+		case 12:
+			return setString(val, &v.Extraction)
+		case 13:
+			var n int64
+			if !setInt64(val, &n) {
+				return false
+			}
+			v.Attempts = int(n)
+			return true
+		case 14:
+			return setIntMap(val, &v.Redactions)
+		default: // resumed
+			return setBool(val, &v.Resumed)
+		}
+	})
+}
+
+// once returns the index of key in keys and marks it seen; it fails for an
+// unknown key or one seen before.
+func once(seen *uint32, key string, keys ...string) (int, bool) {
+	for i, k := range keys {
+		if k == key {
+			return i, first(seen, i)
+		}
+	}
+	return 0, false
+}
+
+// first marks member i seen, and fails for an unknown (negative) or
+// repeated one.
+func first(seen *uint32, i int) bool {
+	if i < 0 || *seen&(1<<i) != 0 {
+		return false
+	}
+	*seen |= 1 << i
+	return true
+}
+
+func isNull[T bytestring](val T) bool { return string(val) == "null" }
+
+// bytestring is JSON text held as a string or as bytes.
+type bytestring interface{ ~string | ~[]byte }
+
+// setString decodes a JSON string; null leaves s unchanged, as
+// json.Unmarshal does.
+func setString[T bytestring](val T, s *string) bool {
+	if isNull(val) {
+		return true
+	}
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return false
+	}
+	inner := val[1 : len(val)-1]
+	ascii := true
+	for i := 0; i < len(inner); i++ {
+		switch c := inner[i]; {
+		case c == '\\' || c < 0x20 || c == '"':
+			return json.Unmarshal([]byte(val), s) == nil
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.ValidString(string(inner)) {
+		return json.Unmarshal([]byte(val), s) == nil
+	}
+	*s = string(inner)
+	return true
+}
+
+func setAlias(val string, a *objects.Alias) bool {
+	s := string(*a)
+	if !setString(val, &s) {
+		return false
+	}
+	*a = objects.Alias(s)
+	return true
+}
+
+func setAliasPtr(val string, a **objects.Alias) bool {
+	if isNull(val) {
+		*a = nil
+		return true
+	}
+	var s objects.Alias
+	if !setAlias(val, &s) {
+		return false
+	}
+	*a = &s
+	return true
+}
+
+// setInt64 accepts a plain JSON integer only.
+func setInt64(val string, n *int64) bool {
+	if isNull(val) {
+		return true
+	}
+	digits := val
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if c := digits[i]; c < '0' || c > '9' {
+			return false
+		}
+	}
+	v, err := strconv.ParseInt(val, 10, 64)
+	if err != nil {
+		return false
+	}
+	*n = v
+	return true
+}
+
+func setBool(val string, b *bool) bool {
+	switch val {
+	case "true":
+		*b = true
+	case "false":
+		*b = false
+	case "null":
+	default:
+		return false
+	}
+	return true
+}
+
+// setIntMap decodes an object of integers into a new map (null: nil).
+func setIntMap(val string, m *map[string]int) bool {
+	if isNull(val) {
+		*m = nil
+		return true
+	}
+	out := map[string]int{}
+	ok := jsonMembers(val, func(key, v string) bool {
+		if _, dup := out[key]; dup {
+			return false
+		}
+		var n int64
+		if isNull(v) || !setInt64(v, &n) {
+			return false
+		}
+		out[key] = int(n)
+		return true
+	})
+	if !ok {
+		return false
+	}
+	*m = out
+	return true
+}
+
+// jsonMembers calls fn with each member of the JSON object data: its key
+// (which must need no unescaping) and the raw bytes of its value. It
+// reports false when data is not such an object or fn returns false.
+func jsonMembers[T bytestring](data T, fn func(key, val T) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		end := i + 1
+		for end < len(data) && data[end] != '"' {
+			if data[end] == '\\' || data[end] < 0x20 {
+				return false
+			}
+			end++
+		}
+		if end >= len(data) || !utf8.ValidString(string(data[i+1:end])) {
+			return false
+		}
+		key := data[i+1 : end]
+		i = skipSpace(data, end+1)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+		vend, ok := skipValue(data, i)
+		if !ok || !fn(key, data[i:vend]) {
+			return false
+		}
+		i = skipSpace(data, vend)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return skipSpace(data, i+1) == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace[T bytestring](data T, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at i. It checks
+// only as much as it needs to find the end; the setters check the rest.
+func skipValue[T bytestring](data T, i int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch c := data[i]; {
+	case c == '"':
+		return skipString(data, i)
+	case c == '{' || c == '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				end, ok := skipString(data, i)
+				if !ok {
+					return 0, false
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return 0, false
+	default:
+		j := i
+		for j < len(data) {
+			c := data[j]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				break
+			}
+			j++
+		}
+		return j, j > i
+	}
+}
+
+func skipString[T bytestring](data T, i int) (int, bool) {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
