@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
 
 // The summary cache makes `thread list` cost O(changed threads) instead of
@@ -351,7 +353,7 @@ func (r *Repo) storeSummaries(lines []string) {
 		return
 	}
 	// A cache that cannot be written only costs speed.
-	_ = writeFileAtomic(r.summaryCachePath(), buf)
+	_ = atomicfile.Write(r.summaryCachePath(), buf, 0o644)
 }
 
 // lockedThreads lists the threads that have a lock file: only those can be

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -424,7 +425,7 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 		for _, rec := range s.records.list {
 			buf = append(buf, formatEntryRecord(rec)...)
 		}
-		if err := writeFileAtomic(path, buf); err != nil {
+		if err := atomicfile.Write(path, buf, 0o644); err != nil {
 			return fmt.Errorf("entry cache: %w", err)
 		}
 		s.rewrite = false
@@ -443,29 +444,6 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 	}
 	if werr != nil {
 		return fmt.Errorf("entry cache: append to %s: %w", path, werr)
-	}
-	return nil
-}
-
-// writeFileAtomic writes path through a temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return werr
 	}
 	return nil
 }

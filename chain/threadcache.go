@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -129,7 +130,7 @@ func (r *Repo) writeThreadHint(id ThreadID, start plumbing.Hash) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("thread hint: %w", err)
 	}
-	if err := writeFileAtomic(path, []byte(start.String()+"\n")); err != nil {
+	if err := atomicfile.Write(path, []byte(start.String()+"\n"), 0o644); err != nil {
 		return fmt.Errorf("thread hint: %w", err)
 	}
 	return nil
@@ -250,7 +251,7 @@ func (r *Repo) writeWorkflowCache(info *WorkflowInfo) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("workflow cache: %w", err)
 	}
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("workflow cache: %w", err)
 	}
 	return nil

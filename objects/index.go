@@ -15,6 +15,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/gofrs/flock"
+
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
 
 // formatVersion is the on-disk format of the alias index. A file with any
@@ -282,7 +284,7 @@ func (x *index) discard() error {
 		if b, err := readPrefix(x.logPath(), len(headerLine(noTable))); err == nil && string(b) == headerLine(noTable) {
 			return nil
 		}
-		return writeFileAtomic(x.logPath(), []byte(headerLine(noTable)))
+		return atomicfile.Write(x.logPath(), []byte(headerLine(noTable)), 0o644)
 	})
 	if err != nil {
 		return fmt.Errorf("rebuild alias index: %w", err)
@@ -312,26 +314,6 @@ func (x *index) locked(fn func() error) error {
 	}
 	defer l.Unlock()
 	return fn()
-}
-
-// writeFileAtomic writes data to a temporary file and renames it over path.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
 }
 
 // appendRecords persists records and applies them to memory. safe are
@@ -439,7 +421,7 @@ func (x *index) writeTableAndLog(entries []entry, commits []plumbing.Hash, tips 
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(x.logPath(), []byte(headerLine(tag))); err != nil {
+	if err := atomicfile.Write(x.logPath(), []byte(headerLine(tag)), 0o644); err != nil {
 		return err
 	}
 	removeOtherTables(x.dir, tag)

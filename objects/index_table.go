@@ -13,6 +13,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
 
 // An alias table is the sorted, immutable part of the alias index (format
@@ -232,7 +234,7 @@ func writeTable(dir string, entries []entry, commits []plumbing.Hash, tips strin
 		buf = append(buf, c[:]...)
 	}
 	buf = binary.BigEndian.AppendUint64(buf, xxhash.Sum64(buf))
-	if err := writeFileAtomic(filepath.Join(dir, tableName(tag)), buf); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, tableName(tag)), buf, 0o644); err != nil {
 		return "", err
 	}
 	return tag, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
 
 // The adopted record of a remote remembers which remote-tracking values
@@ -142,7 +143,7 @@ func saveAdopted(repo *chain.Repo, remote string, st *refState, rep *Report) err
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("adopted record: %w", err)
 	}
-	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+	if err := atomicfile.Write(path, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("adopted record: %w", err)
 	}
 	return nil
@@ -212,27 +213,4 @@ func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report
 	}
 	_ = saveAdopted(repo, remote, st, rep)
 	return rep, nil
-}
-
-// writeFileAtomic writes path through a temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return werr
-	}
-	return nil
 }
