@@ -99,11 +99,21 @@ func RunFunc(ctx context.Context, inv Invocation, fn AgentFunc) (*Result, error)
 	stopped := !finished || (code != 0 && runCtx.Err() != nil)
 	overflowed := stdoutBuf.overflowed || stderrBuf.overflowed
 	ae := &AgentError{Command: inv.Command, StderrTail: tailUTF8(res.Stderr, stderrTailSize), ExitCode: res.ExitCode}
-	cause := context.Cause(runCtx)
+	if !ae.setStopCause(inv, maxOut, overflowed, stderrBuf.overflowed, stopped, context.Cause(runCtx)) && code == 0 {
+		return res, nil
+	}
+	return res, ae
+}
+
+// setStopCause sets ae.Err when the run was cut short, however the agent
+// ran: it wrote more than maxOut bytes (stderrOverflowed names the stream),
+// its timeout fired, or its context was cancelled with cause. It reports
+// whether one of them applied.
+func (ae *AgentError) setStopCause(inv Invocation, maxOut int64, overflowed, stderrOverflowed, stopped bool, cause error) bool {
 	switch {
 	case overflowed:
 		stream := "stdout"
-		if stderrBuf.overflowed {
+		if stderrOverflowed {
 			stream = "stderr"
 		}
 		ae.Err = fmt.Errorf("%w: %s exceeded %d bytes", ErrOutputTooLarge, stream, maxOut)
@@ -113,10 +123,10 @@ func RunFunc(ctx context.Context, inv Invocation, fn AgentFunc) (*Result, error)
 		ae.Err = context.DeadlineExceeded
 	case stopped:
 		ae.Err = cause
-	case code == 0:
-		return res, nil
+	default:
+		return false
 	}
-	return res, ae
+	return true
 }
 
 // lockedWriter serialises writes to w and drops them once the run that

@@ -119,21 +119,11 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 			ae.Signal = ws.Signal().String()
 		}
 	}
-	cause := context.Cause(runCtx)
+	if ae.setStopCause(inv, maxOut, overflowed, stderr.overflowed, stopped, context.Cause(runCtx)) {
+		return res, ae
+	}
 	var exitErr *exec.ExitError
 	switch {
-	case overflowed:
-		stream := "stdout"
-		if stderr.overflowed {
-			stream = "stderr"
-		}
-		ae.Err = fmt.Errorf("%w: %s exceeded %d bytes", ErrOutputTooLarge, stream, maxOut)
-	case stopped && errors.Is(cause, errTimedOut):
-		ae.TimedOut = true
-		ae.Timeout = inv.Timeout
-		ae.Err = context.DeadlineExceeded
-	case stopped:
-		ae.Err = cause
 	case errors.As(waitErr, &exitErr):
 		// ExitCode and Signal are set above.
 	case errors.Is(waitErr, exec.ErrWaitDelay), waitErr == nil:
