@@ -21,7 +21,7 @@ func TestRefFilesLookup(t *testing.T) {
 		oidA + " refs/uwf/threads/ABCD\n" +
 		oidB + " refs/uwf/threads/ABCDE\n" +
 		"^" + oidC + "\n" +
-		oidC + " refs/uwf/threads/XYZ"
+		oidC + " refs/uwf/threads/XYZ\n"
 	tests := []struct {
 		name      string
 		packed    string
@@ -34,19 +34,25 @@ func TestRefFilesLookup(t *testing.T) {
 		{name: "packed", packed: packed, ref: "refs/uwf/threads/ABCD", want: oidA},
 		{name: "longer packed name", packed: packed, ref: "refs/uwf/threads/ABCDE", want: oidB},
 		{name: "prefix of a packed name", packed: packed, ref: "refs/uwf/threads/ABC"},
-		{name: "last line without newline", packed: packed, ref: "refs/uwf/threads/XYZ", want: oidC},
+		{name: "last line", packed: packed, ref: "refs/uwf/threads/XYZ", want: oidC},
+		{name: "unterminated last line", packed: strings.TrimSuffix(packed, "\n"), ref: "refs/uwf/threads/XYZ", undecided: true},
 		{name: "suffix of a packed name", packed: packed, ref: "refs/uwf/threads/BCD"},
 		{name: "loose wins", packed: packed, loose: map[string]string{"refs/uwf/threads/ABCD": oidC + "\n"}, ref: "refs/uwf/threads/ABCD", want: oidC},
 		{name: "loose only", loose: map[string]string{"refs/uwf/attempts/Q": oidB + "\n"}, ref: "refs/uwf/attempts/Q", want: oidB},
 		{name: "absent, no packed-refs", ref: "refs/uwf/attempts/Q"},
-		{name: "symbolic", loose: map[string]string{"refs/uwf/threads/S": "ref: refs/heads/main\n"}, ref: "refs/uwf/threads/S", undecided: true},
+		{name: "symbolic, dangling", loose: map[string]string{"refs/uwf/threads/S": "ref: refs/heads/main\n"}, ref: "refs/uwf/threads/S"},
+		{name: "symbolic", packed: packed, loose: map[string]string{"refs/uwf/threads/S": "ref: refs/uwf/threads/XYZ\n"}, ref: "refs/uwf/threads/S", want: oidC},
 		{name: "damaged", loose: map[string]string{"refs/uwf/threads/S": "xyz\n"}, ref: "refs/uwf/threads/S", undecided: true},
 		{name: "reftable", reftable: true, ref: "refs/uwf/threads/ABCD", undecided: true},
-		{name: "outside refs/uwf", packed: packed, ref: "refs/heads/main", undecided: true},
+		{name: "outside refs/uwf", packed: oidB + " refs/heads/main\n", ref: "refs/heads/main", want: oidB},
+		{name: "per-worktree ref", ref: "refs/bisect/bad", undecided: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "refs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if tt.packed != "" {
 				writeFile(t, filepath.Join(dir, "packed-refs"), tt.packed)
 			}
@@ -58,7 +64,7 @@ func TestRefFilesLookup(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			f := &refFiles{common: dir}
+			f := newRefFiles(dir)
 			h, found, ok := f.lookup(tt.ref)
 			if ok == tt.undecided {
 				t.Fatalf("ok = %v, want %v", ok, !tt.undecided)
@@ -93,7 +99,7 @@ func TestRefFilesAgreeWithGit(t *testing.T) {
 	c1 := git("commit-tree", "-m", "one", "4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 	c2 := git("commit-tree", "-m", "two", "4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 	names := []string{"refs/uwf/threads/A", "refs/uwf/threads/AB", "refs/uwf/attempts/A", "refs/uwf/threads/B"}
-	f := &refFiles{common: filepath.Join(dir, ".git")}
+	f := newRefFiles(filepath.Join(dir, ".git"))
 	check := func(stage string) {
 		t.Helper()
 		for _, name := range names {

@@ -75,7 +75,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 	}
 	return &Repo{Info: info, Git: run, Store: store, now: now,
 		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
-		refs: &refFiles{common: info.CommonDir}}, nil
+		refs: newRefFiles(info.CommonDir)}, nil
 }
 
 // Now is the repository's clock (injectable for tests).

@@ -86,6 +86,7 @@ func ReadRef(commonDir, name string) (oid string, ok bool, err error) {
 type refReader struct {
 	common string
 	packed *packedRefs
+	cache  *RefFiles // when set, packed-refs comes from it
 }
 
 // isFilesBackend reports whether commonDir holds refs in the files
@@ -344,6 +345,11 @@ func (rr *refReader) resolve(name string, depth int) (string, bool, error) {
 func (rr *refReader) loadPacked() error {
 	if rr.packed != nil {
 		return nil
+	}
+	if rr.cache != nil {
+		p, err := rr.cache.packedRefs()
+		rr.packed = p
+		return err
 	}
 	data, err := readFileString(filepath.Join(rr.common, "packed-refs"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package chain
+package gitcli
 
 import (
 	"io/fs"
