@@ -190,7 +190,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	}
 	loaded := make(chan local, 1)
 	go func() { loaded <- local{r.loadSummaries(), r.lockedThreads()} }()
-	refs, err := r.Git.ListRefs(ctx, r.Info.CommonDir, ThreadsPrefix, AttemptsPrefix)
+	refs, err := r.ListRefs(ctx, ThreadsPrefix, AttemptsPrefix)
 	l := <-loaded
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/internal/gitcli"
 )
 
 // ValidWorkflowName reports whether name can be a registered workflow name,
@@ -25,4 +27,11 @@ func (r *Repo) WorkflowAt(ctx context.Context, commit plumbing.Hash) (*WorkflowI
 		return nil, fmt.Errorf("workflow commit %s: %w", commit, err)
 	}
 	return info, nil
+}
+
+// ListRefs lists the refs under patterns ("refs/uwf/threads/", …) as
+// `git for-each-ref` does, sorted by name, reading the ref files in-process
+// when the repository uses the files backend (gitcli.Runner.ListRefs).
+func (r *Repo) ListRefs(ctx context.Context, patterns ...string) ([]gitcli.RefEntry, error) {
+	return r.Git.ListRefs(ctx, r.Info.CommonDir, patterns...)
 }

@@ -147,7 +147,7 @@ func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd st
 
 // ThreadIDs lists every thread id (refs/uwf/threads/*), oldest first.
 func (r *Repo) ThreadIDs(ctx context.Context) ([]ThreadID, map[ThreadID]plumbing.Hash, error) {
-	refs, err := r.Git.ForEachRef(ctx, ThreadsPrefix)
+	refs, err := r.ListRefs(ctx, ThreadsPrefix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list threads: %w", err)
 	}

@@ -283,7 +283,7 @@ type RegisteredWorkflow struct {
 
 // Workflows lists the registry (refs/uwf/workflows/*), sorted by name.
 func (r *Repo) Workflows(ctx context.Context) ([]RegisteredWorkflow, error) {
-	refs, err := r.Git.ForEachRef(ctx, WorkflowsPrefix)
+	refs, err := r.ListRefs(ctx, WorkflowsPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list workflows: %w", err)
 	}

@@ -177,7 +177,7 @@ func AdoptFetched(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
 }
 
 func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report, error) {
-	tracking, err := repo.Git.ForEachRef(ctx, trackingPrefix(remote))
+	tracking, err := repo.ListRefs(ctx, trackingPrefix(remote))
 	if err != nil {
 		return nil, fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
 	}
@@ -197,7 +197,7 @@ func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report
 	}
 	var rep *Report
 	if len(changed) > 0 {
-		local, err := repo.Git.ForEachRef(ctx, chain.RefPrefix)
+		local, err := repo.ListRefs(ctx, chain.RefPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("list local git-uwf refs: %w", err)
 		}

@@ -44,9 +44,9 @@ func listState(ctx context.Context, repo *chain.Repo, remote string) (*refState,
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		local, lerr = repo.Git.ForEachRef(ctx, chain.RefPrefix)
+		local, lerr = repo.ListRefs(ctx, chain.RefPrefix)
 	}()
-	tracking, terr = repo.Git.ForEachRef(ctx, trackingPrefix(remote))
+	tracking, terr = repo.ListRefs(ctx, trackingPrefix(remote))
 	wg.Wait()
 	if lerr != nil {
 		return nil, fmt.Errorf("list local git-uwf refs: %w", lerr)
@@ -198,7 +198,7 @@ func fetchAll(ctx context.Context, repo *chain.Repo, remote string, st *refState
 		remote, fetchRefspec(remote)); err != nil {
 		return fmt.Errorf("fetch git-uwf refs from %s: %w", remote, err)
 	}
-	refs, err := repo.Git.ForEachRef(ctx, trackingPrefix(remote))
+	refs, err := repo.ListRefs(ctx, trackingPrefix(remote))
 	if err != nil {
 		return fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
 	}
