@@ -121,6 +121,9 @@ func (r *Runner) startBatch(ctx context.Context, buffered bool) (*Batch, error) 
 	if err != nil {
 		return nil, fmt.Errorf("git cat-file --batch: stdout: %w", err)
 	}
+	if f, ok := stdout.(*os.File); ok {
+		widenPipe(f, pipeSize)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -129,6 +132,11 @@ func (r *Runner) startBatch(ctx context.Context, buffered bool) (*Batch, error) 
 	return &Batch{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 256<<10), stderr: &stderr,
 		buffered: buffered, wake: make(chan struct{}, 1), wrote: make(chan struct{})}, nil
 }
+
+// pipeSize is the pipe buffer asked for git's answers: git writes them in
+// 4 KiB pieces, and with the default 64 KiB pipe it waits for the reader
+// (and wakes it) every 16 of them.
+const pipeSize = 1 << 20
 
 // gitAtLeast reports whether the output of `git version` ("git version
 // 2.39.5", perhaps with a vendor suffix) names major.minor or later.
