@@ -273,9 +273,12 @@ func (h *headRead) finishStep(r *Repo, o gitcli.Object) bool {
 	if err != nil || n.Alias != h.t.Head.Step.Output {
 		return false
 	}
-	var output map[string]any
-	if err := json.Unmarshal(n.Payload, &output); err != nil || output == nil {
-		output = map[string]any{}
+	output, ok := decodeFlatObject(n.Payload)
+	if !ok {
+		output = nil
+		if err := json.Unmarshal(n.Payload, &output); err != nil || output == nil {
+			output = map[string]any{}
+		}
 	}
 	s := h.t.Head.Step
 	h.finish(r, moderator.RouteContext{

@@ -373,3 +373,41 @@ func (r *Repo) decodeHeadNode(e *Entry) error {
 	}
 	return nil
 }
+
+// decodeFlatObject decodes an object whose members are all plain strings,
+// booleans or null (what an agent's output usually is) into the map
+// encoding/json would give. False for anything else.
+func decodeFlatObject(payload []byte) (map[string]any, bool) {
+	p := payloadReader{data: payload}
+	m := make(map[string]any, 4)
+	ok := p.members(func(name []byte) bool {
+		d := p.data[p.pos:]
+		if len(d) == 0 {
+			return false
+		}
+		var v any
+		switch d[0] {
+		case '"':
+			s, ok := p.plainString()
+			if !ok {
+				return false
+			}
+			v = s
+		case 'n':
+			if !p.null() {
+				return false
+			}
+		case 't', 'f':
+			var b bool
+			if !p.bool(&b) {
+				return false
+			}
+			v = b
+		default:
+			return false
+		}
+		m[string(name)] = v
+		return true
+	})
+	return m, ok
+}

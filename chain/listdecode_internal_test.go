@@ -121,3 +121,42 @@ func FuzzDecodeStepNode(f *testing.F) {
 		}
 	})
 }
+
+// decodeFlatObject gives what encoding/json gives, or refuses.
+func TestDecodeFlatObject(t *testing.T) {
+	for _, tc := range []struct {
+		payload string
+		ok      bool
+	}{
+		{`{}`, true},
+		{`{"$status":"approved"}`, true},
+		{`{"$status":"again","summary":"step 1 of thread 2"}`, true},
+		{`{"a":true,"b":false,"c":null,"d":"é ✓"}`, true},
+		{`{"a":"x\"y"}`, false},
+		{`{"a":1}`, false},
+		{`{"a":{"b":"c"}}`, false},
+		{`{"a":["b"]}`, false},
+		{`{"a\n":"b"}`, false},
+		{`null`, false},
+		{`"text"`, false},
+		{`{"a":"b"`, false},
+		{`{"a":"b"}x`, false},
+		{`{"a":tru}`, false},
+	} {
+		got, ok := decodeFlatObject([]byte(tc.payload))
+		if ok != tc.ok {
+			t.Errorf("decodeFlatObject(%s): ok %v, want %v", tc.payload, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var want map[string]any
+		if err := json.Unmarshal([]byte(tc.payload), &want); err != nil {
+			t.Fatalf("%s: %v", tc.payload, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("decodeFlatObject(%s) = %#v, want %#v", tc.payload, got, want)
+		}
+	}
+}
