@@ -24,7 +24,10 @@ import (
 // of successive chunks are pipelined: while Go decodes one round of a
 // chunk, git already reads the rounds asked for before it (later chunks'
 // commits, earlier chunks' nodes or outputs), and with more than one CPU
-// two cat-file processes take alternate chunks. The objects read and the
+// two cat-file processes take alternate chunks. The pure per-object work
+// (parsing commits and trees, checking and decoding nodes and outputs)
+// runs on each process's reading goroutine as its answers arrive; what
+// needs the Repo (workflows, routing, the usual path) stays on the caller's. The objects read and the
 // rules applied are those of ThreadAt and headState; any thread this path
 // does not handle cheaply (transition workflows, which route on the whole
 // chain; an unexpected tree; a missing or damaged object) is derived the
