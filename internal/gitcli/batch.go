@@ -183,7 +183,8 @@ func (b *Batch) Ask(names []string) *Pending {
 // AskEach is Ask, with each called on the reading goroutine for every
 // answer, in order, as it is parsed: i is the index of its name. It may
 // decode the answer into memory of the caller's, which the caller may use
-// once Wait has returned without error. each must not call into b.
+// once Wait has returned without error; Wait then returns no answers
+// itself (each has seen them). each must not call into b.
 func (b *Batch) AskEach(names []string, each func(i int, o Object)) *Pending {
 	p := &Pending{b: b, names: names, each: each, ready: make(chan struct{})}
 	for _, n := range names {
@@ -271,7 +272,10 @@ func (b *Batch) readLoop() {
 
 // readAll reads the answers of p. On an error it breaks b.
 func (b *Batch) readAll(p *Pending) error {
-	objs := make([]Object, 0, len(p.names))
+	var objs []Object
+	if p.each == nil {
+		objs = make([]Object, 0, len(p.names))
+	}
 	for i, n := range p.names {
 		o, err := b.readOne(n)
 		if err != nil {
@@ -287,6 +291,7 @@ func (b *Batch) readAll(p *Pending) error {
 		}
 		if p.each != nil {
 			p.each(i, o)
+			continue
 		}
 		objs = append(objs, o)
 	}
