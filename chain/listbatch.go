@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"runtime"
 
 	"github.com/git-uwf/git-uwf/internal/gitcli"
@@ -23,7 +24,10 @@ import (
 // of successive chunks are pipelined: while Go decodes one round of a
 // chunk, git already reads the rounds asked for before it (later chunks'
 // commits, earlier chunks' nodes or outputs), and with more than one CPU
-// two cat-file processes take alternate chunks. The objects read and the
+// two cat-file processes take alternate chunks. The pure per-object work
+// (parsing commits and trees, checking and decoding nodes and outputs)
+// runs on each process's reading goroutine as its answers arrive; what
+// needs the Repo (workflows, routing, the usual path) stays on the caller's. The objects read and the
 // rules applied are those of ThreadAt and headState; any thread this path
 // does not handle cheaply (transition workflows, which route on the whole
 // chain; an unexpected tree; a missing or damaged object) is derived the
@@ -58,6 +62,68 @@ type flight struct {
 	steps   []*headRead     // reads whose head is a step, in the order of outs
 	outs    *gitcli.Pending // the output of each of steps
 	err     error           // the batch broke: every thread takes the usual path
+
+	// What the cat-file reader parsed of each answer of commits, trees,
+	// nodes and outs, as it read them: parsing runs beside the decoding of
+	// earlier answers. Valid once the Pending's Wait returned no error.
+	commitsRead []parsedCommit
+	treesRead   []parsedTree
+	nodesRead   []decodedNode
+	outsRead    []decodedOutput
+}
+
+type parsedCommit struct {
+	c  commitHead
+	ok bool
+}
+
+type parsedTree struct {
+	root rootEntries
+	ok   bool
+}
+
+type decodedNode struct {
+	n   objects.Node
+	err error
+}
+
+// decodedOutput is an output node and its payload as a map; ok is false
+// when the answer is not a node.
+type decodedOutput struct {
+	alias  objects.Alias
+	output map[string]any
+	ok     bool
+}
+
+// decodeNodeObject decodes a node blob as decodeHead needs it.
+func decodeNodeObject(o gitcli.Object) decodedNode {
+	if o.Missing || o.Type != "blob" {
+		return decodedNode{err: errNotBlob}
+	}
+	n, err := objects.DecodeNode(o.Data)
+	return decodedNode{n: n, err: err}
+}
+
+var errNotBlob = errors.New("not a blob")
+
+// decodeOutputObject decodes an output node as finishStep needs it: the
+// payload as encoding/json gives it, {} when it is not an object.
+func decodeOutputObject(o gitcli.Object) decodedOutput {
+	if o.Missing || o.Type != "blob" {
+		return decodedOutput{}
+	}
+	n, err := objects.DecodeNode(o.Data)
+	if err != nil {
+		return decodedOutput{}
+	}
+	output, ok := decodeFlatObject(n.Payload)
+	if !ok {
+		output = nil
+		if err := json.Unmarshal(n.Payload, &output); err != nil || output == nil {
+			output = map[string]any{}
+		}
+	}
+	return decodedOutput{alias: n.Alias, output: output, ok: true}
 }
 
 // summarizeMany derives the summaries of ids (without the running
@@ -135,19 +201,22 @@ func askCommits(b *gitcli.Batch, f *flight, keys map[ThreadID]cacheKey) {
 		f.reads = append(f.reads, &headRead{id: id, key: k})
 		names.add(k.head, "")
 	}
-	f.commits = b.Ask(names.strings())
+	f.commitsRead = make([]parsedCommit, len(f.reads))
+	f.commits = b.AskEach(names.strings(), func(i int, o gitcli.Object) {
+		c, ok := parseCommit(o)
+		f.commitsRead[i] = parsedCommit{c, ok}
+	})
 }
 
 // askTrees reads f's commits and asks b for their root trees.
 func askTrees(b *gitcli.Batch, f *flight) {
-	objs, err := f.commits.Wait()
-	if err != nil {
+	if _, err := f.commits.Wait(); err != nil {
 		f.err = err
 		return
 	}
 	names := newNameList(len(f.reads), 0)
 	for i, h := range f.reads {
-		c, ok := parseCommit(objs[i])
+		c, ok := f.commitsRead[i].c, f.commitsRead[i].ok
 		if !ok {
 			h.id = "" // left to the usual path
 			continue
@@ -155,7 +224,12 @@ func askTrees(b *gitcli.Batch, f *flight) {
 		h.entry = &Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
 		names.add(c.tree, "")
 	}
-	f.trees = b.Ask(names.strings())
+	f.commitsRead = nil
+	f.treesRead = make([]parsedTree, len(names.ends))
+	f.trees = b.AskEach(names.strings(), func(i int, o gitcli.Object) {
+		root, ok := parseRootTree(o)
+		f.treesRead[i] = parsedTree{root, ok}
+	})
 }
 
 // askNodes reads f's root trees and asks b for the head and start nodes
@@ -164,18 +238,18 @@ func askNodes(b *gitcli.Batch, f *flight) {
 	if f.err != nil {
 		return
 	}
-	objs, err := f.trees.Wait()
-	if err != nil {
+	if _, err := f.trees.Wait(); err != nil {
 		f.err = err
 		return
 	}
+	trees := f.treesRead
 	names := newNameList(2*len(f.reads), 0)
 	for _, h := range f.reads {
 		if h.id == "" {
 			continue
 		}
-		root, ok := parseRootTree(objs[0])
-		objs = objs[1:]
+		root, ok := trees[0].root, trees[0].ok
+		trees = trees[1:]
 		if !ok || root.node.IsZero() || root.start.IsZero() || root.workflow.IsZero() {
 			h.id = "" // let the usual path word the error
 			continue
@@ -186,7 +260,9 @@ func askNodes(b *gitcli.Batch, f *flight) {
 			names.add(root.start, "")
 		}
 	}
-	f.nodes = b.Ask(names.strings())
+	f.treesRead = nil
+	f.nodesRead = make([]decodedNode, len(names.ends))
+	f.nodes = b.AskEach(names.strings(), func(i int, o gitcli.Object) { f.nodesRead[i] = decodeNodeObject(o) })
 }
 
 // decodeHeads reads and decodes f's nodes, routes the threads that need
@@ -195,11 +271,11 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
 	if f.err != nil {
 		return
 	}
-	objs, err := f.nodes.Wait()
-	if err != nil {
+	if _, err := f.nodes.Wait(); err != nil {
 		f.err = err
 		return
 	}
+	objs := f.nodesRead
 	for _, h := range f.reads {
 		if h.id == "" {
 			continue
@@ -228,7 +304,9 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
 	for _, h := range f.steps {
 		names.add(h.root.nodes, ":"+string(h.t.Head.Step.Output))
 	}
-	f.outs = b.Ask(names.strings())
+	f.nodesRead = nil
+	f.outsRead = make([]decodedOutput, len(f.steps))
+	f.outs = b.AskEach(names.strings(), func(i int, o gitcli.Object) { f.outsRead[i] = decodeOutputObject(o) })
 }
 
 // settle reads f's outputs, routes the step heads and records every
@@ -236,11 +314,11 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
 // not.
 func (r *Repo) settle(ctx context.Context, f *flight, keys map[ThreadID]cacheKey, out map[ThreadID]cachedSummary) {
 	if f.err == nil {
-		if objs, err := f.outs.Wait(); err != nil {
+		if _, err := f.outs.Wait(); err != nil {
 			f.err = err
 		} else {
 			for i, h := range f.steps {
-				if !h.finishStep(r, objs[i]) {
+				if !h.finishStep(r, f.outsRead[i]) {
 					h.id = ""
 				}
 			}
@@ -265,22 +343,14 @@ func (r *Repo) settle(ctx context.Context, f *flight, keys map[ThreadID]cacheKey
 
 // finishStep routes a step head on its output. False leaves the thread to
 // the usual path.
-func (h *headRead) finishStep(r *Repo, o gitcli.Object) bool {
-	if o.Missing || o.Type != "blob" {
+func (h *headRead) finishStep(r *Repo, o decodedOutput) bool {
+	if !o.ok || o.alias != h.t.Head.Step.Output {
 		return false
-	}
-	n, err := objects.DecodeNode(o.Data)
-	if err != nil || n.Alias != h.t.Head.Step.Output {
-		return false
-	}
-	var output map[string]any
-	if err := json.Unmarshal(n.Payload, &output); err != nil || output == nil {
-		output = map[string]any{}
 	}
 	s := h.t.Head.Step
 	h.finish(r, moderator.RouteContext{
 		Start: moderator.StartView{Workflow: h.t.Workflow.Name, Prompt: h.t.Start.Prompt},
-		Steps: []moderator.StepView{{Role: s.Role, Output: output, Agent: s.Agent, EdgePrompt: s.EdgePrompt}},
+		Steps: []moderator.StepView{{Role: s.Role, Output: o.output, Agent: s.Agent, EdgePrompt: s.EdgePrompt}},
 	})
 	return true
 }
@@ -298,14 +368,11 @@ func (h *headRead) finish(r *Repo, rc moderator.RouteContext) {
 
 // decodeHead builds the thread from its head node and start node, as
 // Entry and ThreadAt do. False leaves the thread to the usual path.
-func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gitcli.Object) bool {
-	if nodeObj.Missing || nodeObj.Type != "blob" || startObj.Missing || startObj.Type != "blob" {
+func (r *Repo) decodeHead(ctx context.Context, h *headRead, node, startNode decodedNode) bool {
+	if node.err != nil || startNode.err != nil {
 		return false
 	}
-	n, err := objects.DecodeNode(nodeObj.Data)
-	if err != nil {
-		return false
-	}
+	n := node.n
 	n.OID = h.root.node
 	e := h.entry
 	e.Node = n
@@ -317,15 +384,13 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, nodeObj, startObj gi
 		// A thread at its start: the head is the start node.
 		t.StartAlias, t.Start = n.Alias, *e.Start
 	} else {
-		start, err := objects.DecodeNode(startObj.Data)
-		if err != nil {
-			return false
-		}
+		start := startNode.n
 		t.StartAlias = start.Alias
 		if decodeStartNode(start, &t.Start) != nil {
 			return false
 		}
 	}
+	var err error
 	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil {
 		return false
 	}

@@ -422,3 +422,38 @@ func skipString[T bytestring](data T, i int) (int, bool) {
 	}
 	return 0, false
 }
+
+// decodeFlatObject decodes an object whose members are all strings,
+// booleans or null (what an agent's output usually is) into the map
+// encoding/json would give. False for anything else, or a repeated key.
+func decodeFlatObject(payload []byte) (map[string]any, bool) {
+	m := make(map[string]any, 4)
+	ok := jsonMembers(string(payload), func(key, val string) bool {
+		if _, dup := m[key]; dup || val == "" {
+			return false
+		}
+		switch val[0] {
+		case '"':
+			var s string
+			if !setString(val, &s) {
+				return false
+			}
+			m[key] = s
+		case 'n':
+			if !isNull(val) {
+				return false
+			}
+			m[key] = nil
+		case 't', 'f':
+			var b bool
+			if !setBool(val, &b) {
+				return false
+			}
+			m[key] = b
+		default:
+			return false
+		}
+		return true
+	})
+	return m, ok
+}

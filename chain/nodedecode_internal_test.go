@@ -167,3 +167,46 @@ func TestFormatDurationMatchesFmt(t *testing.T) {
 		}
 	}
 }
+
+// decodeFlatObject gives what encoding/json gives, or refuses; it refuses
+// every value that is not a string, a boolean or null.
+func TestDecodeFlatObject(t *testing.T) {
+	for _, tc := range []struct {
+		payload  string
+		mustFail bool
+	}{
+		{payload: `{}`},
+		{payload: `{"$status":"approved"}`},
+		{payload: `{"$status":"again","summary":"step 1 of thread 2"}`},
+		{payload: `{"a":true,"b":false,"c":null,"d":"é ✓"}`},
+		{payload: `{"a":"x\"y"}`},
+		{payload: `{"a":1}`, mustFail: true},
+		{payload: `{"a":{"b":"c"}}`, mustFail: true},
+		{payload: `{"a":["b"]}`, mustFail: true},
+		{payload: `{"a":"b","a":"c"}`, mustFail: true},
+		{payload: `null`, mustFail: true},
+		{payload: `"text"`, mustFail: true},
+		{payload: `{"a":"b"`, mustFail: true},
+		{payload: `{"a":"b"}x`, mustFail: true},
+		{payload: `{"a":tru}`, mustFail: true},
+	} {
+		got, ok := decodeFlatObject([]byte(tc.payload))
+		if ok && tc.mustFail {
+			t.Errorf("decodeFlatObject(%s) = %#v, want a refusal", tc.payload, got)
+			continue
+		}
+		if !ok {
+			if !tc.mustFail {
+				t.Errorf("decodeFlatObject(%s) refused a flat object", tc.payload)
+			}
+			continue
+		}
+		var want map[string]any
+		if err := json.Unmarshal([]byte(tc.payload), &want); err != nil {
+			t.Fatalf("%s: %v", tc.payload, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("decodeFlatObject(%s) = %#v, want %#v", tc.payload, got, want)
+		}
+	}
+}

@@ -32,42 +32,51 @@ type Object struct {
 // streamed in and objects are parsed out, so reading many objects costs one
 // process instead of one per object.
 //
-// Requests are pipelined: Ask queues names and returns at once, a
-// goroutine writes them to git while earlier answers are still being read,
-// and Pending.Wait reads the answers. Git answers in the order it was
-// asked, so git can work on later requests while the caller decodes
-// earlier answers. A Batch (and its Pendings) is not safe for concurrent
-// use. After any error it is broken and every later request fails; Close
-// always releases the process.
+// Requests are pipelined: Ask queues names and returns at once, one
+// goroutine writes them to git and another reads and parses the answers
+// as git writes them (running the Ask's callback on each, if any), and
+// Pending.Wait waits for them. Git answers in the order it was asked, so
+// git works on later requests, and the reading goroutine parses their
+// answers, while the caller decodes earlier ones. A Batch (and its
+// Pendings) is not safe for concurrent use. After any error it is broken
+// and every later request fails; Close always releases the process.
 type Batch struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	out    *bufio.Reader
+	out    *bufio.Reader // the reader goroutine's
 	stderr *bytes.Buffer
-	err    error // sticky
 	// buffered: git runs --batch-command --buffer and answers only after
 	// a "flush" line.
 	buffered bool
-	unread   []*Pending // asked, answers not read yet, in the order asked
-	slab     []byte     // the free rest of the block small answers are read into
+	asked    []*Pending // the caller's: asked and not waited for, in the order asked
+	slab     []byte     // the reader's: the free rest of the block small answers are read into
 
-	// shared with the writer goroutine
+	// shared with the writer and reader goroutines
 	mu      sync.Mutex
+	err     error // sticky
 	queue   [][]string
+	toRead  []*Pending // asked, answers not read yet, in the order asked
 	closing bool
 	wake    chan struct{} // cap 1: queue or closing changed
+	rwake   chan struct{} // cap 1: toRead or closing changed
 	wrote   chan struct{} // closed when the writer has finished
 	werr    error         // set by the writer before wrote is closed
+	read    chan struct{} // closed when the reader has finished
 	started bool
+	waitErr error
+	waited  sync.Once
 }
 
 // Pending is the answer to one Ask, read by Wait.
 type Pending struct {
-	b     *Batch
-	names []string
-	objs  []Object
-	err   error
-	done  bool
+	b      *Batch
+	names  []string
+	each   func(i int, o Object)
+	objs   []Object
+	err    error
+	ready  chan struct{} // closed when objs or err is set
+	waited bool          // the caller's
+	closed bool          // the caller's: Close came before Wait
 }
 
 // NewBatch starts `git cat-file --batch`. The process ends when ctx is done
@@ -121,14 +130,23 @@ func (r *Runner) startBatch(ctx context.Context, buffered bool) (*Batch, error) 
 	if err != nil {
 		return nil, fmt.Errorf("git cat-file --batch: stdout: %w", err)
 	}
+	if f, ok := stdout.(*os.File); ok {
+		widenPipe(f, pipeSize)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start git cat-file --batch: %w", err)
 	}
 	return &Batch{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 256<<10), stderr: &stderr,
-		buffered: buffered, wake: make(chan struct{}, 1), wrote: make(chan struct{})}, nil
+		buffered: buffered, wake: make(chan struct{}, 1), rwake: make(chan struct{}, 1),
+		wrote: make(chan struct{}), read: make(chan struct{})}, nil
 }
+
+// pipeSize is the pipe buffer asked for git's answers: git writes them in
+// 4 KiB pieces, and with the default 64 KiB pipe it waits for the reader
+// (and wakes it) every 16 of them.
+const pipeSize = 1 << 20
 
 // gitAtLeast reports whether the output of `git version` ("git version
 // 2.39.5", perhaps with a vendor suffix) names major.minor or later.
@@ -156,83 +174,140 @@ func (b *Batch) Get(names []string) ([]Object, error) {
 }
 
 // Ask queues names to be written to git and returns without waiting for
-// the answers. Answers are read (and held in memory) only by Wait, so
-// several Asks may be outstanding; git blocks on a full pipe until they are
-// read.
+// the answers. Several Asks may be outstanding: answers are read as git
+// writes them and held in memory until Wait.
 func (b *Batch) Ask(names []string) *Pending {
-	p := &Pending{b: b, names: names}
-	if b.err != nil {
-		p.done, p.err = true, b.err
-		return p
-	}
+	return b.AskEach(names, nil)
+}
+
+// AskEach is Ask, with each called on the reading goroutine for every
+// answer, in order, as it is parsed: i is the index of its name. It may
+// decode the answer into memory of the caller's, which the caller may use
+// once Wait has returned without error; Wait then returns no answers
+// itself (each has seen them). each must not call into b.
+func (b *Batch) AskEach(names []string, each func(i int, o Object)) *Pending {
+	p := &Pending{b: b, names: names, each: each, ready: make(chan struct{})}
 	for _, n := range names {
 		if n == "" || strings.ContainsAny(n, "\n\x00") {
-			p.done, p.err = true, fmt.Errorf("git cat-file --batch: invalid object name %q", n)
+			p.err = fmt.Errorf("git cat-file --batch: invalid object name %q", n)
+			close(p.ready)
 			return p
 		}
 	}
 	if len(names) == 0 {
-		p.done = true
+		close(p.ready)
 		return p
 	}
 	b.mu.Lock()
+	if b.err != nil || b.closing {
+		p.err = b.err
+		if p.err == nil {
+			p.err = errClosed
+		}
+		b.mu.Unlock()
+		close(p.ready)
+		return p
+	}
 	if !b.started {
 		b.started = true
 		go b.writeLoop()
+		go b.readLoop()
 	}
 	b.queue = append(b.queue, names)
+	b.toRead = append(b.toRead, p)
 	b.mu.Unlock()
 	b.signal()
-	b.unread = append(b.unread, p)
+	notify(b.rwake)
+	b.asked = append(b.asked, p)
 	return p
 }
 
-// Wait returns the answers to the names of p, in the same order, reading
-// the answers to earlier Asks first.
+var errClosed = errors.New("git cat-file --batch: closed")
+
+// Wait returns the answers to the names of p, in the same order.
 func (p *Pending) Wait() ([]Object, error) {
-	b := p.b
-	for !p.done {
-		if b.err != nil {
-			b.failAll()
-			break
+	if !p.waited {
+		p.waited = true
+		b := p.b
+		for len(b.asked) > 0 && b.asked[0].waited {
+			b.asked = b.asked[1:]
 		}
-		q := b.unread[0]
-		b.unread = b.unread[1:]
-		q.objs = make([]Object, 0, len(q.names))
-		for _, n := range q.names {
-			o, err := b.readOne(n)
-			if err != nil {
-				b.err = err
-				// The writer may be blocked on a process that no longer reads.
-				b.kill()
-				break
-			}
-			q.objs = append(q.objs, o)
-		}
-		if b.err != nil {
-			q.objs, q.err, q.done = nil, b.err, true
-			b.failAll()
-			break
-		}
-		q.done = true
 	}
+	if p.closed {
+		return nil, errClosed
+	}
+	<-p.ready
 	return p.objs, p.err
 }
 
-// failAll ends every unread Pending with the sticky error.
-func (b *Batch) failAll() {
-	for _, q := range b.unread {
-		q.done, q.err = true, b.err
+// readLoop reads the answers of every Pending handed to it, in order,
+// until Close. After an error it fails every Pending, then and later.
+func (b *Batch) readLoop() {
+	defer close(b.read)
+	for {
+		b.mu.Lock()
+		var p *Pending
+		if len(b.toRead) > 0 {
+			p = b.toRead[0]
+			b.toRead = b.toRead[1:]
+		}
+		closing, err := b.closing, b.err
+		b.mu.Unlock()
+		if p == nil {
+			if closing {
+				return
+			}
+			<-b.rwake
+			continue
+		}
+		if err == nil {
+			err = b.readAll(p)
+		}
+		if err != nil {
+			p.objs, p.err = nil, err
+		}
+		close(p.ready)
 	}
-	b.unread = nil
 }
 
-func (b *Batch) signal() {
+// readAll reads the answers of p. On an error it breaks b.
+func (b *Batch) readAll(p *Pending) error {
+	var objs []Object
+	if p.each == nil {
+		objs = make([]Object, 0, len(p.names))
+	}
+	for i, n := range p.names {
+		o, err := b.readOne(n)
+		if err != nil {
+			b.mu.Lock()
+			if b.err == nil {
+				b.err = err
+			}
+			err = b.err
+			b.mu.Unlock()
+			// The writer may be blocked on a process that no longer reads.
+			b.kill()
+			return err
+		}
+		if p.each != nil {
+			p.each(i, o)
+			continue
+		}
+		objs = append(objs, o)
+	}
+	p.objs = objs
+	return nil
+}
+
+// notify wakes the goroutine waiting on c, if any.
+func notify(c chan struct{}) {
 	select {
-	case b.wake <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
+
+func (b *Batch) signal() { notify(b.wake) }
 
 // writeLoop writes queued names to git, flushing whenever the queue runs
 // empty, until Close. It closes git's stdin when done. On a write error it
@@ -367,7 +442,7 @@ func (b *Batch) failed(what string, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		b.kill()
 		b.stopWriter()
-		_ = b.cmd.Wait()
+		_ = b.wait()
 		msg := strings.TrimSpace(b.stderr.String())
 		if msg == "" {
 			msg = "the process exited"
@@ -400,25 +475,48 @@ func (b *Batch) stopWriter() {
 	<-b.wrote
 }
 
+// wait waits for the process once; the reader must be done with its
+// output or about to be.
+func (b *Batch) wait() error {
+	b.waited.Do(func() { b.waitErr = b.cmd.Wait() })
+	return b.waitErr
+}
+
 // Close ends the process. It is safe to call more than once.
 func (b *Batch) Close() error {
-	if b.cmd.ProcessState != nil {
-		return nil
-	}
-	if len(b.unread) > 0 {
-		// Git may be blocked writing answers nobody will read.
-		b.kill()
-		if b.err == nil {
-			b.err = errors.New("git cat-file --batch: closed")
+	unread := false
+	for _, p := range b.asked {
+		if !p.waited {
+			unread = true
+			p.waited, p.closed = true, true
+			select {
+			case <-p.ready:
+			default:
+				// Git may be blocked writing answers nobody will read.
+				b.kill()
+			}
 		}
-		b.failAll()
 	}
+	b.asked = nil
+	b.mu.Lock()
+	if unread && b.err == nil {
+		b.err = errClosed
+	}
+	started := b.started
+	b.mu.Unlock()
 	b.stopWriter() // EOF on stdin: cat-file exits on its own
-	err := b.cmd.Wait()
-	if b.err == nil && err != nil {
+	notify(b.rwake)
+	if started {
+		<-b.read
+	}
+	err := b.wait()
+	b.mu.Lock()
+	berr := b.err
+	b.mu.Unlock()
+	if berr == nil && err != nil {
 		return fmt.Errorf("git cat-file --batch: %w", err)
 	}
-	if b.err == nil && b.werr != nil {
+	if berr == nil && b.werr != nil {
 		return fmt.Errorf("git cat-file --batch: write: %w", b.werr)
 	}
 	return nil

@@ -262,3 +262,50 @@ func TestNewBatches(t *testing.T) {
 		}
 	}
 }
+
+// AskEach calls its function on every answer, in order, before Wait
+// returns, and the answers are read without the caller waiting for them.
+func TestBatchAskEach(t *testing.T) {
+	for _, buffered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("buffered=%v", buffered), func(t *testing.T) {
+			_, r := batchRepo(t)
+			b, err := r.startBatch(context.Background(), buffered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			names := []string{"HEAD", "HEAD:nope", "HEAD^{tree}", "HEAD"}
+			seen := make([]string, len(names))
+			calls := 0
+			first := b.AskEach(names, func(i int, o Object) {
+				calls++
+				seen[i] = o.Name + "/" + o.Type
+			})
+			second := b.AskEach([]string{"HEAD^{tree}"}, nil)
+			if got, err := second.Wait(); err != nil || len(got) != 1 || got[0].Type != "tree" {
+				t.Fatalf("second ask: %+v, %v", got, err)
+			}
+			// The first ask was read before the second, without a Wait.
+			select {
+			case <-first.ready:
+			default:
+				t.Fatal("the first ask was not read before the second")
+			}
+			got, err := first.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"HEAD/commit", "HEAD:nope/", "HEAD^{tree}/tree", "HEAD/commit"}
+			if calls != len(names) || fmt.Sprint(seen) != fmt.Sprint(want) {
+				t.Fatalf("each saw %d answers %q, want %q", calls, seen, want)
+			}
+			if len(got) != 0 {
+				t.Fatalf("Wait returned %d answers that each saw", len(got))
+			}
+			b.Close()
+			if _, err := b.AskEach([]string{"HEAD"}, nil).Wait(); err == nil {
+				t.Fatal("a closed batch answered")
+			}
+		})
+	}
+}
