@@ -37,6 +37,7 @@ const (
 
 type table struct {
 	f        *os.File
+	mapped   []byte // the whole file mapped into memory, or nil (then f.ReadAt)
 	tag      string
 	nAliases int
 	nCommits int
@@ -68,6 +69,10 @@ func openTable(dir, tag string) (*table, error) {
 		f.Close()
 		return nil, fmt.Errorf("alias table %s: truncated", tag)
 	}
+	// A table is never written again once renamed into place, so its
+	// mapping cannot change under a reader; without one, reads go through
+	// ReadAt.
+	t.mapped = mapFile(f, t.size())
 	return t, nil
 }
 
@@ -77,13 +82,28 @@ func (t *table) size() int64 {
 
 func (t *table) close() {
 	if t != nil {
+		unmapFile(t.mapped)
+		t.mapped = nil
 		t.f.Close()
 	}
 }
 
+// readAt fills b from offset off of the table.
+func (t *table) readAt(b []byte, off int64) error {
+	if t.mapped != nil {
+		if off < 0 || off+int64(len(b)) > int64(len(t.mapped)) {
+			return errors.New("alias table: read past the end")
+		}
+		copy(b, t.mapped[off:])
+		return nil
+	}
+	_, err := t.f.ReadAt(b, off)
+	return err
+}
+
 func (t *table) aliasAt(i int) (Alias, plumbing.Hash, error) {
 	var b [aliasRecLen]byte
-	if _, err := t.f.ReadAt(b[:], int64(tableHeaderLen+i*aliasRecLen)); err != nil {
+	if err := t.readAt(b[:], int64(tableHeaderLen+i*aliasRecLen)); err != nil {
 		return "", plumbing.ZeroHash, err
 	}
 	var h plumbing.Hash
@@ -93,6 +113,9 @@ func (t *table) aliasAt(i int) (Alias, plumbing.Hash, error) {
 
 // search returns the first alias record index i with alias(i) >= a.
 func (t *table) search(a string) (int, error) {
+	if t.mapped != nil {
+		return t.searchMapped(a), nil
+	}
 	var ferr error
 	i := sort.Search(t.nAliases, func(i int) bool {
 		got, _, err := t.aliasAt(i)
@@ -155,7 +178,7 @@ func (t *table) hasCommit(c plumbing.Hash) bool {
 	base := int64(tableHeaderLen + t.nAliases*aliasRecLen)
 	var b [20]byte
 	i := sort.Search(t.nCommits, func(i int) bool {
-		if _, err := t.f.ReadAt(b[:], base+int64(i)*20); err != nil {
+		if err := t.readAt(b[:], base+int64(i)*20); err != nil {
 			return true
 		}
 		return bytes.Compare(b[:], c[:]) >= 0
@@ -163,7 +186,7 @@ func (t *table) hasCommit(c plumbing.Hash) bool {
 	if i >= t.nCommits {
 		return false
 	}
-	if _, err := t.f.ReadAt(b[:], base+int64(i)*20); err != nil {
+	if err := t.readAt(b[:], base+int64(i)*20); err != nil {
 		return false
 	}
 	return bytes.Equal(b[:], c[:])
@@ -172,7 +195,7 @@ func (t *table) hasCommit(c plumbing.Hash) bool {
 // readAll reads and checks the whole table.
 func (t *table) readAll() ([]entry, []plumbing.Hash, error) {
 	data := make([]byte, t.size())
-	if _, err := t.f.ReadAt(data, 0); err != nil {
+	if err := t.readAt(data, 0); err != nil {
 		return nil, nil, err
 	}
 	body := data[:len(data)-8]
