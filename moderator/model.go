@@ -1,6 +1,9 @@
 package moderator
 
-import "github.com/expr-lang/expr/vm"
+import (
+	"github.com/cbroglie/mustache"
+	"github.com/expr-lang/expr/vm"
+)
 
 // Reserved graph node names. They can never be role names.
 const (
@@ -44,6 +47,10 @@ type Workflow struct {
 	// programs holds the compiled Conditions, by name. It is filled when the
 	// workflow is loaded and only read afterwards.
 	programs map[string]*vm.Program
+	// templates holds the compiled edge templates (prompts and locations
+	// that use variables), by their text. Filled and then only read, like
+	// programs; a template missing here is compiled when it is rendered.
+	templates map[string]*mustache.Template
 }
 
 // Role is one role of a workflow.

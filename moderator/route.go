@@ -131,7 +131,7 @@ func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 		}
 	}
 
-	prompt, err := renderTemplate(edge.Prompt, data)
+	prompt, err := w.render(edge.Prompt, data)
 	if err != nil {
 		return Decision{}, fmt.Errorf("route from %q: edge prompt for %q: %w", from, edge.To, err)
 	}
@@ -147,7 +147,7 @@ func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 	default:
 		d.Kind, d.Role = Next, edge.To
 		if edge.Location != "" {
-			loc, err := renderTemplate(edge.Location, data)
+			loc, err := w.render(edge.Location, data)
 			if err != nil {
 				return Decision{}, fmt.Errorf("route from %q: edge location for %q: %w", from, edge.To, err)
 			}

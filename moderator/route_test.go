@@ -234,3 +234,32 @@ func TestDecisionKindString(t *testing.T) {
 		}
 	}
 }
+
+// Loading compiles every edge template that uses variables, and rendering
+// the compiled one gives what compiling it afresh gives.
+func TestEdgeTemplatesCompiledAtLoad(t *testing.T) {
+	w := mustLoad(t, "solve-issue.yaml")
+	data := map[string]any{"approved": false, "comments": "fix <this> & that", "$status": "x"}
+	n := 0
+	for _, edges := range w.Graph {
+		for _, e := range edges {
+			for _, tpl := range []string{e.Prompt, e.Location} {
+				if !strings.Contains(tpl, "{{") {
+					continue
+				}
+				n++
+				if w.templates[tpl] == nil {
+					t.Fatalf("template %q was not compiled at load", tpl)
+				}
+				got, gerr := w.render(tpl, data)
+				want, werr := renderTemplate(tpl, data)
+				if got != want || (gerr == nil) != (werr == nil) {
+					t.Fatalf("template %q: compiled %q, %v; fresh %q, %v", tpl, got, gerr, want, werr)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the fixture has no templated edge")
+	}
+}

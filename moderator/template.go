@@ -29,12 +29,24 @@ func parseTemplate(tpl string) (*mustache.Template, error) {
 // renderTemplate renders tpl over data without HTML escaping. Missing
 // variables render as empty strings.
 func renderTemplate(tpl string, data map[string]any) (string, error) {
+	return renderCompiled(nil, tpl, data)
+}
+
+// render is renderTemplate with the workflow's compiled templates.
+func (w *Workflow) render(tpl string, data map[string]any) (string, error) {
+	return renderCompiled(w.templates[tpl], tpl, data)
+}
+
+// renderCompiled renders tpl, compiling it first when t is nil.
+func renderCompiled(t *mustache.Template, tpl string, data map[string]any) (string, error) {
 	if !strings.Contains(tpl, "{{") {
 		return tpl, nil
 	}
-	t, err := parseTemplate(tpl)
-	if err != nil {
-		return "", fmt.Errorf("parse template %q: %w", tpl, err)
+	if t == nil {
+		var err error
+		if t, err = parseTemplate(tpl); err != nil {
+			return "", fmt.Errorf("parse template %q: %w", tpl, err)
+		}
 	}
 	if data == nil {
 		data = map[string]any{}

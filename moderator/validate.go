@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cbroglie/mustache"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -112,6 +113,22 @@ func validate(w *Workflow, src *source, ps *problems) {
 				continue
 			}
 			w.programs[name] = prog
+		}
+	}
+
+	// Edge templates compile once; routing renders them for every thread a
+	// listing summarises.
+	w.templates = map[string]*mustache.Template{}
+	for _, edges := range w.Graph {
+		for _, e := range edges {
+			for _, tpl := range []string{e.Prompt, e.Location} {
+				if _, done := w.templates[tpl]; done || !strings.Contains(tpl, "{{") {
+					continue
+				}
+				if t, err := parseTemplate(tpl); err == nil {
+					w.templates[tpl] = t
+				}
+			}
 		}
 	}
 
