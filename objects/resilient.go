@@ -2,9 +2,12 @@ package objects
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage"
 )
 
@@ -20,17 +23,39 @@ type reindexer interface{ Reindex() }
 // Reads that miss rescan the packs (a few times, while a repack finishes);
 // writes are retried. Existence checks before a write do not rescan: a
 // missed packed copy only costs a duplicate loose object.
+//
+// Objects are content-addressed, so one this process has read or written
+// stays true: both are kept in the object cache it shares with the go-git
+// storage, and answered from it first (go-git opens the loose file before
+// it looks at its cache). Existence checks look for a loose file, then
+// search the pack indexes without decoding them (packidx.go).
 type resilientStorer struct {
 	storage.Storer
+	cache   cache.Object // shared with the wrapped storage
+	objects string       // <git dir>/objects; "" when the storage is not a directory
+	packs   *packIndexes
+}
+
+// newResilientStorer wraps st, a filesystem storage of the objects
+// directory objectsDir that uses c as its object cache.
+func newResilientStorer(st storage.Storer, c cache.Object, objectsDir string) resilientStorer {
+	return resilientStorer{Storer: st, cache: c, objects: objectsDir,
+		packs: &packIndexes{dir: filepath.Join(objectsDir, "pack")}}
 }
 
 func (r resilientStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if obj, ok := r.cached(h); ok {
+		if t != plumbing.AnyObject && obj.Type() != t {
+			return nil, plumbing.ErrObjectNotFound
+		}
+		return obj, nil
+	}
 	obj, err := r.Storer.EncodedObject(t, h)
 	ri, ok := r.Storer.(reindexer)
 	// A miss, or a pack whose index git has not finished writing: rescan
 	// the packs and try again, a few times while a repack completes.
 	for attempt := 1; err != nil && ok && attempt <= 3; attempt++ {
-		ri.Reindex()
+		r.reindex(ri)
 		if obj, err = r.Storer.EncodedObject(t, h); err == nil {
 			return obj, nil
 		}
@@ -43,7 +68,7 @@ func (r resilientStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	size, err := r.Storer.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		if ri, ok := r.Storer.(reindexer); ok {
-			ri.Reindex()
+			r.reindex(ri)
 			return r.Storer.EncodedObjectSize(h)
 		}
 	}
@@ -57,9 +82,52 @@ func (r resilientStorer) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.
 	)
 	for attempt := 0; attempt < 4; attempt++ {
 		if h, err = r.Storer.SetEncodedObject(obj); err == nil {
+			if m, ok := obj.(*plumbing.MemoryObject); ok && r.cache != nil && m.Hash() == h {
+				r.cache.Put(m)
+			}
 			return h, nil
 		}
 		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
 	}
 	return h, err
+}
+
+// HasEncodedObject reports whether h is stored: a cached object, a loose
+// file, or a name in a pack index. Like go-git's, it does not rescan the
+// packs on a miss.
+func (r resilientStorer) HasEncodedObject(h plumbing.Hash) error {
+	if _, ok := r.cached(h); ok {
+		return nil
+	}
+	if r.objects == "" {
+		return r.Storer.HasEncodedObject(h)
+	}
+	hex := h.String()
+	if _, err := os.Stat(filepath.Join(r.objects, hex[:2], hex[2:])); err == nil {
+		return nil
+	}
+	found, err := r.packs.has(h)
+	switch {
+	case found:
+		return nil
+	case err != nil:
+		return r.Storer.HasEncodedObject(h) // an index this reader does not handle
+	}
+	return plumbing.ErrObjectNotFound
+}
+
+// cached returns the object h if this process has read or written it.
+func (r resilientStorer) cached(h plumbing.Hash) (plumbing.EncodedObject, bool) {
+	if r.cache == nil {
+		return nil, false
+	}
+	return r.cache.Get(h)
+}
+
+// reindex makes the storage and the pack index reader list the packs again.
+func (r resilientStorer) reindex(ri reindexer) {
+	ri.Reindex()
+	if r.packs != nil {
+		r.packs.reset()
+	}
 }

@@ -74,8 +74,9 @@ func openStorer(gitDir string) (storage.Storer, string, error) {
 	if _, err := fs.Stat("objects"); err != nil {
 		return nil, "", fmt.Errorf("open store %s: not a git directory: %w", gitDir, err)
 	}
-	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(), filesystem.Options{})
-	return resilientStorer{Storer: st}, abs, nil
+	c := cache.NewObjectLRUDefault()
+	st := filesystem.NewStorageWithOptions(fs, c, filesystem.Options{})
+	return newResilientStorer(st, c, filepath.Join(abs, "objects")), abs, nil
 }
 
 // Storer returns the underlying go-git storer. Callers that use it directly

@@ -1,0 +1,143 @@
+package objects
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// packedRepo returns a git dir whose n blobs all live in one pack (indexed
+// with the given .idx version), and their ids.
+func packedRepo(t *testing.T, n, idxVersion int) (string, []plumbing.Hash) {
+	t.Helper()
+	dir, gitDir := newGitRepo(t)
+	var input strings.Builder
+	for i := range n {
+		name := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(name, []byte(fmt.Sprintf("blob %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		input.WriteString(name + "\n")
+	}
+	var oids []plumbing.Hash
+	for _, line := range strings.Fields(gitStdin(t, dir, input.String(), "hash-object", "-w", "--stdin-paths")) {
+		oids = append(oids, plumbing.NewHash(line))
+	}
+	list := strings.Join(hexes(oids), "\n") + "\n"
+	gitStdin(t, dir, list, "pack-objects", "-q", fmt.Sprintf("--index-version=%d", idxVersion), filepath.Join(gitDir, "objects", "pack", "pack"))
+	git(t, dir, "prune-packed")
+	return gitDir, oids
+}
+
+func hexes(oids []plumbing.Hash) []string {
+	out := make([]string, len(oids))
+	for i, h := range oids {
+		out[i] = h.String()
+	}
+	return out
+}
+
+func TestPackIndexLookup(t *testing.T) {
+	gitDir, oids := packedRepo(t, 300, 2)
+	p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
+	for _, h := range oids {
+		if ok, err := p.has(h); !ok || err != nil {
+			t.Fatalf("has(%s) = %v, %v; want true", h, ok, err)
+		}
+	}
+	absent := []plumbing.Hash{
+		plumbing.ComputeHash(plumbing.BlobObject, []byte("not stored")),
+		{}, // all zero: below every name
+		plumbing.NewHash(strings.Repeat("f", 40)),
+	}
+	for _, h := range absent {
+		if ok, err := p.has(h); ok || err != nil {
+			t.Fatalf("has(%s) = %v, %v; want false", h, ok, err)
+		}
+	}
+	// A repack replaces the pack: the old one's lookups miss until reset.
+	git(t, filepath.Dir(gitDir), "repack", "-a", "-d", "-q", "--keep-unreachable")
+	p.reset()
+	if ok, err := p.has(oids[7]); !ok || err != nil {
+		t.Fatalf("after repack: has = %v, %v", ok, err)
+	}
+	// No pack directory at all.
+	empty := &packIndexes{dir: filepath.Join(t.TempDir(), "none")}
+	if ok, err := empty.has(oids[0]); ok || err != nil {
+		t.Fatalf("no packs: has = %v, %v", ok, err)
+	}
+}
+
+func TestPackIndexVersion1(t *testing.T) {
+	gitDir, oids := packedRepo(t, 20, 1)
+	p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
+	if _, err := p.has(oids[0]); !errors.Is(err, errIdxFormat) {
+		t.Fatalf("v1 index: err = %v, want errIdxFormat", err)
+	}
+}
+
+func TestStorerHasAndCache(t *testing.T) {
+	gitDir, oids := packedRepo(t, 10, 2)
+	st := mustStorer(t, gitDir)
+	for _, h := range oids {
+		if err := st.HasEncodedObject(h); err != nil {
+			t.Fatalf("packed %s: %v", h, err)
+		}
+	}
+	// Written loose, then its file removed: this process wrote it, so it is
+	// still answered (from the cache), without reading the file back.
+	obj := st.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	w, _ := obj.Writer()
+	if _, err := w.Write([]byte("fresh\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	h, err := st.SetEncodedObject(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hex := h.String()
+	loose := filepath.Join(gitDir, "objects", hex[:2], hex[2:])
+	if _, err := os.Stat(loose); err != nil {
+		t.Fatalf("not written loose: %v", err)
+	}
+	other := mustStorer(t, gitDir)
+	if err := os.Remove(loose); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.HasEncodedObject(h); err != nil {
+		t.Fatalf("written object: %v", err)
+	}
+	got, err := st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil || got.Hash() != h {
+		t.Fatalf("written object: %v, %v", got, err)
+	}
+	if _, err := st.EncodedObject(plumbing.CommitObject, h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Fatalf("wrong type: %v", err)
+	}
+	// Another storer never saw it: the file is gone, so it is absent there.
+	if err := other.HasEncodedObject(h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Fatalf("other storer: %v", err)
+	}
+}
+
+// gitStdin runs git in dir with input on stdin and returns its stdout.
+func gitStdin(t *testing.T, dir, input string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(input)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
