@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -177,34 +175,8 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// listGC lets the garbage collector run less often while a listing is
-// built and printed, unless the user set GOGC or GOMEMLIMIT, and returns
-// what restores the previous settings. A warm listing's allocations are a
-// few large blocks (the refs, the cache file, the summaries, the table)
-// that all live until the output is written, so collecting at the default
-// pace (first at 4 MiB) frees next to nothing; with 10,000 threads it ran
-// two or three times, and each cycle costs far more than its CPU time on
-// a busy machine (its stop-the-world phases wait for every thread to be
-// scheduled). At GOGC=400 a warm listing of 10,000 threads needs no
-// collection; the 48 MiB soft limit bounds the heap of a cold listing,
-// which does make garbage, below the 100 MB peak-memory goal.
-func listGC(getenv func(string) string) (restore func()) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	percent := debug.SetGCPercent(400)
-	limit := debug.SetMemoryLimit(48 << 20)
-	return func() {
-		debug.SetMemoryLimit(limit)
-		debug.SetGCPercent(percent)
-	}
-}
-
 func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
-	defer listGC(f.Getenv)()
+	defer cmdutil.RelaxGC(f.Getenv)()
 	repo, err := f.Repo(ctx)
 	if err != nil {
 		return err

@@ -110,7 +110,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	// A step allocates a few MiB: at the default GOGC the collector runs
 	// twice in a short-lived step process, at 400 not at all. The soft
 	// limit keeps --count and --until-done loops bounded, as for listings.
-	defer listGC(f.Getenv)()
+	defer cmdutil.RelaxGC(f.Getenv)()
 	repo, err := f.Repo(ctx)
 	if err != nil {
 		return err

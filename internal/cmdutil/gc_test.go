@@ -1,4 +1,4 @@
-package thread
+package cmdutil
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestListGC(t *testing.T) {
+func TestRelaxGC(t *testing.T) {
 	tests := []struct {
 		name        string
 		env         map[string]string
@@ -25,7 +25,7 @@ func TestListGC(t *testing.T) {
 				debug.SetGCPercent(percent)
 				debug.SetMemoryLimit(limit)
 			}()
-			restore := listGC(func(k string) string { return tt.env[k] })
+			restore := RelaxGC(func(k string) string { return tt.env[k] })
 			if got := debug.SetGCPercent(-1); got != tt.wantPercent {
 				t.Errorf("GC percent %d, want %d", got, tt.wantPercent)
 			}
