@@ -190,31 +190,12 @@ func (r *Repo) workflowFromCache(ctx context.Context, tree plumbing.Hash) *Workf
 		if !ok {
 			return nil, fmt.Errorf("schema %s: %w", a, objects.ErrNotFound)
 		}
-		return schemaDocument(a, p)
+		return objects.SchemaDocument(a, p)
 	})
 	if err != nil {
 		return nil
 	}
 	return info
-}
-
-// schemaDocument decodes a schema node's payload as Store.Schema does.
-func schemaDocument(a objects.Alias, payload []byte) (map[string]any, error) {
-	var v any
-	if err := json.Unmarshal(payload, &v); err != nil {
-		return nil, fmt.Errorf("schema %s: %w", a, err)
-	}
-	switch d := v.(type) {
-	case map[string]any:
-		return d, nil
-	case bool:
-		if d {
-			return map[string]any{}, nil
-		}
-		return map[string]any{"not": map[string]any{}}, nil
-	default:
-		return nil, fmt.Errorf("schema %s: %w", a, objects.ErrNotSchema)
-	}
 }
 
 // writeWorkflowCache records a workflow decoded from git, with the nodes

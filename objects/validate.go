@@ -81,7 +81,13 @@ func (s *Store) Schema(a Alias) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := decodeAny(n)
+	return SchemaDocument(a, n)
+}
+
+// SchemaDocument decodes the payload of schema node a into its JSON Schema
+// document, as Schema returns it.
+func SchemaDocument(a Alias, payload []byte) (map[string]any, error) {
+	v, err := decodeAny(payload)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", a, err)
 	}
