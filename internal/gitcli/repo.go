@@ -29,8 +29,13 @@ type Repo struct {
 
 // Discover asks git which repository dir belongs to. env is added to the
 // environment git sees (GIT_DIR and friends from the caller's environment
-// are inherited anyway).
+// are inherited anyway). In the common case (a work tree with a .git
+// directory, nothing in the environment or config that could change the
+// answer) it reads the answer from the files instead of starting git.
 func Discover(ctx context.Context, dir string, env []string) (*Repo, error) {
+	if repo, ok := discoverFiles(dir, env); ok {
+		return repo, nil
+	}
 	r, err := NewRunner(dir, env)
 	if err != nil {
 		return nil, err
