@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,8 @@ import (
 // table read once stays true; git gc deleting a pack only makes a lookup
 // in it miss.
 type packIndexes struct {
-	dir string // <git dir>/objects/pack
+	dir   string // <git dir>/objects/pack
+	limit int64  // largest object read whole by object; 0: the default
 
 	mu      sync.Mutex
 	scanned bool
@@ -48,57 +50,84 @@ func (p *packIndexes) reset() {
 // has reports whether a pack index lists h. errIdxFormat means some index
 // could not be read this way (the answer is then unknown).
 func (p *packIndexes) has(h plumbing.Hash) (bool, error) {
+	_, _, found, err := p.locate(h)
+	return found, err
+}
+
+// locate finds h in the pack indexes: the .idx path that lists it and the
+// offset of its entry in the matching .pack. errIdxFormat means some index
+// could not be read this way (the answer is then unknown).
+func (p *packIndexes) locate(h plumbing.Hash) (idx string, offset int64, found bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.scanned {
-		entries, err := os.ReadDir(p.dir)
-		if err != nil && !os.IsNotExist(err) {
-			return false, err
-		}
-		p.idx = p.idx[:0]
-		for _, e := range entries {
-			if name := e.Name(); strings.HasPrefix(name, "pack-") && strings.HasSuffix(name, ".idx") {
-				p.idx = append(p.idx, filepath.Join(p.dir, name))
-			}
-		}
-		p.scanned = true
+	if err := p.scan(); err != nil {
+		return "", 0, false, err
 	}
 	var unknown error
 	for _, path := range p.idx {
-		ok, err := p.lookup(path, h)
+		off, ok, err := p.lookup(path, h)
 		switch {
 		case os.IsNotExist(err):
 			// Deleted by a repack: its objects live in a newer pack.
 		case err != nil:
 			unknown = errIdxFormat
 		case ok:
-			return true, nil
+			return path, off, true, nil
 		}
 	}
-	return false, unknown
+	return "", 0, false, unknown
 }
 
-// lookup binary-searches one version 2 index for h; p.mu is held.
-func (p *packIndexes) lookup(path string, h plumbing.Hash) (bool, error) {
+// offsetIn finds h in the one index idx, for a delta whose base is named
+// by its id: its base lives in the same pack.
+func (p *packIndexes) offsetIn(idx string, h plumbing.Hash) (int64, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lookup(idx, h)
+}
+
+// scan lists the pack directory unless it was listed since the last
+// reset; p.mu is held.
+func (p *packIndexes) scan() error {
+	if p.scanned {
+		return nil
+	}
+	entries, err := os.ReadDir(p.dir)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	p.idx = p.idx[:0]
+	for _, e := range entries {
+		if name := e.Name(); strings.HasPrefix(name, "pack-") && strings.HasSuffix(name, ".idx") {
+			p.idx = append(p.idx, filepath.Join(p.dir, name))
+		}
+	}
+	p.scanned = true
+	return nil
+}
+
+// lookup binary-searches one version 2 index for h and reads the offset
+// of its pack entry; p.mu is held.
+func (p *packIndexes) lookup(path string, h plumbing.Hash) (int64, bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	defer f.Close()
 	fan := p.fanout[path]
 	if fan == nil {
-		var head [8 + 256*4]byte
+		var head [idxHeader]byte
 		if _, err := io.ReadFull(f, head[:]); err != nil {
-			return false, errIdxFormat
+			return 0, false, errIdxFormat
 		}
 		if !bytes.Equal(head[:4], idxMagic) || binary.BigEndian.Uint32(head[4:8]) != 2 {
-			return false, errIdxFormat
+			return 0, false, errIdxFormat
 		}
 		fan = new([256]uint32)
 		for i := range fan {
 			fan[i] = binary.BigEndian.Uint32(head[8+4*i:])
 			if i > 0 && fan[i] < fan[i-1] {
-				return false, errIdxFormat
+				return 0, false, errIdxFormat
 			}
 		}
 		if p.fanout == nil {
@@ -112,23 +141,53 @@ func (p *packIndexes) lookup(path string, h plumbing.Hash) (bool, error) {
 	}
 	hi := fan[h[0]]
 	if lo == hi {
-		return false, nil
+		return 0, false, nil
 	}
 	names := make([]byte, int(hi-lo)*20)
-	if _, err := f.ReadAt(names, int64(8+256*4)+int64(lo)*20); err != nil {
-		return false, errIdxFormat
+	if _, err := f.ReadAt(names, idxHeader+int64(lo)*20); err != nil {
+		return 0, false, errIdxFormat
 	}
 	i, j := 0, int(hi-lo)
 	for i < j {
 		m := int(uint(i+j) >> 1)
 		switch c := bytes.Compare(names[m*20:m*20+20], h[:]); {
 		case c == 0:
-			return true, nil
+			off, err := idxOffset(f, int64(fan[255]), int64(lo)+int64(m))
+			return off, err == nil, err
 		case c < 0:
 			i = m + 1
 		default:
 			j = m
 		}
 	}
-	return false, nil
+	return 0, false, nil
+}
+
+// idxHeader is the size of a version 2 index's magic, version and fan-out
+// table; the sorted names follow it.
+const idxHeader = 8 + 256*4
+
+// idxOffset reads the pack offset of the pos'th of n names from a version
+// 2 index: after the names and their CRCs comes a table of 32-bit offsets;
+// one with its high bit set indexes a table of 64-bit offsets that follows
+// it (packs over 2 GiB).
+func idxOffset(f io.ReaderAt, n, pos int64) (int64, error) {
+	var b [8]byte
+	small := idxHeader + n*24 // past the names (20 bytes) and CRCs (4 bytes)
+	if _, err := f.ReadAt(b[:4], small+pos*4); err != nil {
+		return 0, errIdxFormat
+	}
+	off := binary.BigEndian.Uint32(b[:4])
+	if off&0x80000000 == 0 {
+		return int64(off), nil
+	}
+	large := small + n*4
+	if _, err := f.ReadAt(b[:], large+int64(off&0x7fffffff)*8); err != nil {
+		return 0, errIdxFormat
+	}
+	o := binary.BigEndian.Uint64(b[:])
+	if o > math.MaxInt64 {
+		return 0, errIdxFormat
+	}
+	return int64(o), nil
 }

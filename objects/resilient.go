@@ -28,7 +28,9 @@ type reindexer interface{ Reindex() }
 // stays true: both are kept in the object cache it shares with the go-git
 // storage, and answered from it first (go-git opens the loose file before
 // it looks at its cache). Existence checks look for a loose file, then
-// search the pack indexes without decoding them (packidx.go).
+// search the pack indexes without decoding them (packidx.go); reads of an
+// object that is not loose find its pack entry the same way and decode it
+// (packread.go), falling back to go-git for what that does not handle.
 type resilientStorer struct {
 	storage.Storer
 	cache   cache.Object // shared with the wrapped storage
@@ -50,6 +52,12 @@ func (r resilientStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (
 		}
 		return obj, nil
 	}
+	if obj, ok := r.packed(h); ok {
+		if t != plumbing.AnyObject && obj.Type() != t {
+			return nil, plumbing.ErrObjectNotFound
+		}
+		return obj, nil
+	}
 	obj, err := r.Storer.EncodedObject(t, h)
 	ri, ok := r.Storer.(reindexer)
 	// A miss, or a pack whose index git has not finished writing: rescan
@@ -65,6 +73,12 @@ func (r resilientStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (
 }
 
 func (r resilientStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if obj, ok := r.cached(h); ok {
+		return obj.Size(), nil
+	}
+	if obj, ok := r.packed(h); ok {
+		return obj.Size(), nil
+	}
 	size, err := r.Storer.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		if ri, ok := r.Storer.(reindexer); ok {
@@ -114,6 +128,36 @@ func (r resilientStorer) HasEncodedObject(h plumbing.Hash) error {
 		return r.Storer.HasEncodedObject(h) // an index this reader does not handle
 	}
 	return plumbing.ErrObjectNotFound
+}
+
+// packed reads h from a pack without decoding the pack's whole index
+// (packread.go) when it is not a loose object, and caches it. It reports
+// false for anything else (loose, missing, an index or entry that reader
+// does not handle, an object over its size limit): the caller then asks
+// go-git. A miss lists the packs again once, in case a repack replaced
+// the one that held h.
+func (r resilientStorer) packed(h plumbing.Hash) (plumbing.EncodedObject, bool) {
+	if r.objects == "" || r.packs == nil {
+		return nil, false
+	}
+	hex := h.String()
+	if _, err := os.Stat(filepath.Join(r.objects, hex[:2], hex[2:])); err == nil {
+		return nil, false
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		obj, err := r.packs.object(h)
+		if err == nil {
+			if r.cache != nil {
+				r.cache.Put(obj)
+			}
+			return obj, true
+		}
+		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
+			return nil, false
+		}
+		r.packs.reset()
+	}
+	return nil, false
 }
 
 // cached returns the object h if this process has read or written it.

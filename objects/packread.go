@@ -1,0 +1,240 @@
+package objects
+
+import (
+	"bufio"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// Reading a packed object without go-git's pack index.
+//
+// go-git decodes a pack's whole .idx (and checksums it) the first time it
+// reads any object from that pack: O(objects in the pack) for every
+// process that reads one packed object. packIndexes.locate finds the entry
+// offset with a binary search of the .idx instead; object then inflates
+// the entry at that offset, follows its delta chain by offset (or, for a
+// delta naming its base by id, through the same index), applies the deltas
+// and checks that the result hashes to the id asked for, as git does.
+// Anything this reader does not handle (an index of version 1, an object
+// over the size limit, a damaged entry) returns an error, and the caller
+// reads the object through go-git instead.
+
+// defaultPackedReadLimit is the largest object read whole into memory
+// here. Larger ones are left to go-git, which streams them from the pack.
+const defaultPackedReadLimit = 32 << 20
+
+// maxDeltaChain bounds a delta chain; git's own default depth is 50 and
+// its maximum 4095.
+const maxDeltaChain = 10000
+
+// errTooLarge marks an object over the read limit.
+var errTooLarge = errors.New("packed object over the in-memory read limit")
+
+// errPackEntry marks a pack entry this reader could not decode.
+var errPackEntry = errors.New("malformed pack entry")
+
+// object reads h from the pack whose index lists it. A miss returns
+// plumbing.ErrObjectNotFound.
+func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
+	idx, off, found, err := p.locate(h)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
+	f, err := os.Open(pack)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	limit := p.limit
+	if limit <= 0 {
+		limit = defaultPackedReadLimit
+	}
+	typ, data, err := readPackEntry(f, off, limit, func(base plumbing.Hash) (int64, bool, error) {
+		return p.offsetIn(idx, base)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(typ)
+	if _, err := obj.Write(data); err != nil {
+		return nil, err
+	}
+	if got := obj.Hash(); got != h {
+		return nil, fmt.Errorf("read %s at offset %d of %s: content hashes to %s: %w", h, off, pack, got, errPackEntry)
+	}
+	return obj, nil
+}
+
+// readPackEntry decodes the object whose entry starts at off in pack f:
+// its type and content. Deltas are resolved through their bases, found by
+// offset, or for a delta that names its base by id, through refOffset.
+func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash) (int64, bool, error)) (plumbing.ObjectType, []byte, error) {
+	var deltas [][]byte // outermost first
+	br := bufio.NewReader(nil)
+	for range maxDeltaChain {
+		br.Reset(io.NewSectionReader(f, off, math.MaxInt64-off))
+		typ, size, err := entryHeader(br)
+		if err != nil {
+			return 0, nil, err
+		}
+		switch typ {
+		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+			if size > limit {
+				return 0, nil, errTooLarge
+			}
+			data, err := inflate(br, size)
+			if err != nil {
+				return 0, nil, err
+			}
+			for i := len(deltas) - 1; i >= 0; i-- {
+				if target, err := deltaTargetSize(deltas[i]); err != nil || target > limit {
+					return 0, nil, errors.Join(errTooLarge, err)
+				}
+				if data, err = packfile.PatchDelta(data, deltas[i]); err != nil {
+					return 0, nil, fmt.Errorf("apply delta: %w", err)
+				}
+			}
+			return typ, data, nil
+		case plumbing.OFSDeltaObject:
+			rel, err := deltaBaseOffset(br)
+			if err != nil {
+				return 0, nil, err
+			}
+			if rel <= 0 || rel > off {
+				return 0, nil, errPackEntry
+			}
+			if size > limit {
+				return 0, nil, errTooLarge
+			}
+			delta, err := inflate(br, size)
+			if err != nil {
+				return 0, nil, err
+			}
+			deltas = append(deltas, delta)
+			off -= rel
+		case plumbing.REFDeltaObject:
+			var base plumbing.Hash
+			if _, err := io.ReadFull(br, base[:]); err != nil {
+				return 0, nil, errPackEntry
+			}
+			if size > limit {
+				return 0, nil, errTooLarge
+			}
+			delta, err := inflate(br, size)
+			if err != nil {
+				return 0, nil, err
+			}
+			deltas = append(deltas, delta)
+			baseOff, ok, err := refOffset(base)
+			if err != nil {
+				return 0, nil, err
+			}
+			if !ok {
+				return 0, nil, fmt.Errorf("delta base %s not in the same pack: %w", base, errPackEntry)
+			}
+			off = baseOff
+		default:
+			return 0, nil, errPackEntry
+		}
+	}
+	return 0, nil, fmt.Errorf("delta chain longer than %d: %w", maxDeltaChain, errPackEntry)
+}
+
+// entryHeader reads a pack entry's type and (inflated) size: the type in
+// bits 4-6 of the first byte, the size in its low four bits and seven bits
+// of each following byte while the high bit is set.
+func entryHeader(br *bufio.Reader) (plumbing.ObjectType, int64, error) {
+	c, err := br.ReadByte()
+	if err != nil {
+		return 0, 0, errPackEntry
+	}
+	typ := plumbing.ObjectType((c >> 4) & 7)
+	size := int64(c & 0x0f)
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if shift > 56 {
+			return 0, 0, errPackEntry
+		}
+		if c, err = br.ReadByte(); err != nil {
+			return 0, 0, errPackEntry
+		}
+		size |= int64(c&0x7f) << shift
+	}
+	return typ, size, nil
+}
+
+// deltaBaseOffset reads the distance back to an offset delta's base: big
+// endian groups of seven bits, each continuation adding one (git's
+// encoding, which has no redundant forms).
+func deltaBaseOffset(br *bufio.Reader) (int64, error) {
+	c, err := br.ReadByte()
+	if err != nil {
+		return 0, errPackEntry
+	}
+	rel := int64(c & 0x7f)
+	for c&0x80 != 0 {
+		if rel > math.MaxInt64>>7-1 {
+			return 0, errPackEntry
+		}
+		if c, err = br.ReadByte(); err != nil {
+			return 0, errPackEntry
+		}
+		rel = (rel+1)<<7 | int64(c&0x7f)
+	}
+	return rel, nil
+}
+
+// inflate reads one zlib stream of size bytes, to its end, so that its
+// checksum is verified.
+func inflate(r io.Reader, size int64) ([]byte, error) {
+	zr, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("inflate: %w", err)
+	}
+	defer zr.Close()
+	data := make([]byte, size)
+	if _, err := io.ReadFull(zr, data); err != nil {
+		return nil, fmt.Errorf("inflate: %w", err)
+	}
+	var extra [1]byte
+	if n, err := zr.Read(extra[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errPackEntry
+		}
+		return nil, fmt.Errorf("inflate: longer than its header says: %w", err)
+	}
+	return data, nil
+}
+
+// deltaTargetSize reads the size of a delta's result: the second of the
+// two little-endian base-128 numbers that start it.
+func deltaTargetSize(delta []byte) (int64, error) {
+	var sizes [2]int64
+	i := 0
+	for n := range sizes {
+		for shift := 0; ; shift += 7 {
+			if i >= len(delta) || shift > 56 {
+				return 0, errPackEntry
+			}
+			c := delta[i]
+			i++
+			sizes[n] |= int64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				break
+			}
+		}
+	}
+	return sizes[1], nil
+}
