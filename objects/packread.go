@@ -108,13 +108,32 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 				}
 			}
 			return typ, data, nil
-		case plumbing.OFSDeltaObject:
-			rel, err := deltaBaseOffset(br)
-			if err != nil {
-				return 0, nil, err
-			}
-			if rel <= 0 || rel > off {
-				return 0, nil, errPackEntry
+		case plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
+			// The base's place comes before the delta data: an offset back
+			// from this entry, or an object id in the same pack.
+			next := off
+			if typ == plumbing.OFSDeltaObject {
+				rel, err := deltaBaseOffset(br)
+				if err != nil {
+					return 0, nil, err
+				}
+				if rel <= 0 || rel > off {
+					return 0, nil, errPackEntry
+				}
+				next = off - rel
+			} else {
+				var base plumbing.Hash
+				if _, err := io.ReadFull(br, base[:]); err != nil {
+					return 0, nil, errPackEntry
+				}
+				baseOff, ok, err := refOffset(base)
+				if err != nil {
+					return 0, nil, err
+				}
+				if !ok {
+					return 0, nil, fmt.Errorf("delta base %s not in the same pack: %w", base, errPackEntry)
+				}
+				next = baseOff
 			}
 			if size > limit {
 				return 0, nil, errTooLarge
@@ -124,28 +143,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 				return 0, nil, err
 			}
 			deltas = append(deltas, delta)
-			off -= rel
-		case plumbing.REFDeltaObject:
-			var base plumbing.Hash
-			if _, err := io.ReadFull(br, base[:]); err != nil {
-				return 0, nil, errPackEntry
-			}
-			if size > limit {
-				return 0, nil, errTooLarge
-			}
-			delta, err := inflate(br, size)
-			if err != nil {
-				return 0, nil, err
-			}
-			deltas = append(deltas, delta)
-			baseOff, ok, err := refOffset(base)
-			if err != nil {
-				return 0, nil, err
-			}
-			if !ok {
-				return 0, nil, fmt.Errorf("delta base %s not in the same pack: %w", base, errPackEntry)
-			}
-			off = baseOff
+			off = next
 		default:
 			return 0, nil, errPackEntry
 		}
