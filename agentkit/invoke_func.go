@@ -31,17 +31,7 @@ type AgentFunc func(ctx context.Context, stdout, stderr io.Writer) int
 // cancelled, RunFunc stops waiting and reports the run as stopped; fn's
 // later writes are discarded.
 func RunFunc(ctx context.Context, inv Invocation, fn AgentFunc) (*Result, error) {
-	maxOut := inv.MaxOutput
-	if maxOut <= 0 {
-		maxOut = DefaultMaxOutput
-	}
-	runCtx := ctx
-	if inv.Timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, inv.Timeout, errTimedOut)
-		defer cancel()
-	}
-	runCtx, stop := context.WithCancelCause(runCtx)
+	maxOut, runCtx, stop := inv.limits(ctx)
 	defer stop(nil)
 
 	var mu sync.Mutex
@@ -103,6 +93,27 @@ func RunFunc(ctx context.Context, inv Invocation, fn AgentFunc) (*Result, error)
 		return res, nil
 	}
 	return res, ae
+}
+
+// limits returns what bounds a run of inv however the agent runs: its
+// output cap, and a context that its Timeout ends (with errTimedOut as
+// the cause) and that stop cancels with a cause of the caller's. Call stop
+// when the run is over.
+func (inv Invocation) limits(ctx context.Context) (maxOut int64, runCtx context.Context, stop context.CancelCauseFunc) {
+	maxOut = inv.MaxOutput
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutput
+	}
+	runCtx = ctx
+	cancelTimeout := func() {}
+	if inv.Timeout > 0 {
+		runCtx, cancelTimeout = context.WithTimeoutCause(ctx, inv.Timeout, errTimedOut)
+	}
+	runCtx, cancel := context.WithCancelCause(runCtx)
+	return maxOut, runCtx, func(cause error) {
+		cancel(cause)
+		cancelTimeout()
+	}
 }
 
 // setStopCause sets ae.Err when the run was cut short, however the agent

@@ -42,18 +42,7 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 			return nil, fmt.Errorf("agent %q working directory %s: not a directory", inv.Command, inv.Dir)
 		}
 	}
-	maxOut := inv.MaxOutput
-	if maxOut <= 0 {
-		maxOut = DefaultMaxOutput
-	}
-
-	runCtx := ctx
-	if inv.Timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, inv.Timeout, errTimedOut)
-		defer cancel()
-	}
-	runCtx, stop := context.WithCancelCause(runCtx)
+	maxOut, runCtx, stop := inv.limits(ctx)
 	defer stop(nil)
 
 	cmd := exec.CommandContext(runCtx, path, inv.Args...)
