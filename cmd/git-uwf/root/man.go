@@ -35,6 +35,15 @@ const manExtra = `
 **NO_COLOR**
 : When set to a non-empty value, output is not coloured.
 
+**UWF_MOCK_SCRIPT**
+: The script of **git uwf agent mock** when **--script** is not given.
+
+**UWF_SPAWN_AGENTS**
+: Set to 1, **thread step** runs the built-in agents (mock, pipe, llm) as processes of their own instead of inside its own process.
+
+**GOGC**, **GOMEMLIMIT**
+: When neither is set, **thread step** and **thread list** let the Go garbage collector run less often (GOGC=400 under a 48 MiB soft limit); setting either keeps the Go runtime's behaviour.
+
 # SEE ALSO
 
 **git**(1)
