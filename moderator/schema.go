@@ -15,43 +15,19 @@ import (
 // statusKey is the output field that selects a status-map edge.
 const statusKey = "$status"
 
-// refAlphabet is Crockford base32 as used by uwf/ocas aliases.
-const refAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-// validateRef checks the "uwf_ref"/"ocas_ref" format: a 13-character
-// uppercase Crockford alias whose first character is 0–F.
-func validateRef(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return nil // formats only constrain strings
-	}
-	if len(s) != 13 {
-		return fmt.Errorf("alias %q: want 13 characters", s)
-	}
-	if !strings.ContainsRune("0123456789ABCDEF", rune(s[0])) {
-		return fmt.Errorf("alias %q: first character must be 0-F", s)
-	}
-	for _, c := range s {
-		if !strings.ContainsRune(refAlphabet, c) {
-			return fmt.Errorf("alias %q: invalid character %q", s, c)
-		}
-	}
-	return nil
-}
-
 type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("loading %s: remote and file references are not allowed in frontmatter schemas", url)
 }
 
-// compileSchema compiles a frontmatter schema with the uwf formats and no
-// loading of external documents.
+// compileSchema compiles a frontmatter schema, loading no external
+// documents, to check that it is a valid schema. Nothing is validated
+// against it here (objects does that, with the uwf_ref format), so the
+// format needs no registration.
 func compileSchema(role string, schema map[string]any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
-	c.RegisterFormat(&jsonschema.Format{Name: "uwf_ref", Validate: validateRef})
-	c.RegisterFormat(&jsonschema.Format{Name: "ocas_ref", Validate: validateRef})
 	url := "uwf:///roles/" + neturl.PathEscape(role) + ".json"
 	if err := c.AddResource(url, schema); err != nil {
 		return nil, err
