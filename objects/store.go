@@ -36,9 +36,10 @@ type Store struct {
 }
 
 type compiled struct {
-	doc   any // schema document, numbers as json.Number
-	title string
-	sch   *jsonschema.Schema
+	payload []byte // the schema node's canonical payload
+	doc     any    // schema document, numbers as json.Number
+	title   string
+	sch     *jsonschema.Schema
 }
 
 // Open returns a Store on s. The alias index lives in indexDir; "" keeps it
@@ -149,7 +150,7 @@ func (s *Store) putSchema(blob, payload []byte) (Ref, error) {
 			return Ref{}, schemaError(s.meta, err)
 		}
 		s.schemaMu.Lock()
-		s.schemas[a] = &compiled{doc: doc, title: schemaTitle(doc), sch: sch}
+		s.schemas[a] = &compiled{payload: payload, doc: doc, title: schemaTitle(doc), sch: sch}
 		s.schemaMu.Unlock()
 	}
 	return s.write(blob)

@@ -37,7 +37,7 @@ func (s *Store) schemaFor(typ Alias) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("type %s: %w: %w", typ, ErrNotSchema, schemaError(s.meta, err))
 	}
-	c = &compiled{doc: doc, title: schemaTitle(doc), sch: sch}
+	c = &compiled{payload: payload, doc: doc, title: schemaTitle(doc), sch: sch}
 	s.schemaMu.Lock()
 	s.schemas[typ] = c
 	s.schemaMu.Unlock()
@@ -73,15 +73,12 @@ func (s *Store) validateCanonical(typ Alias, p []byte) error {
 // Schema returns the JSON Schema document of the schema node a. Boolean
 // schemas are returned as {} (true) and {"not":{}} (false).
 func (s *Store) Schema(a Alias) (map[string]any, error) {
-	if _, err := s.schemaFor(a); err != nil {
-		return nil, err
-	}
-	// Decode afresh so the caller may modify the map.
-	n, err := s.schemaPayload(a)
+	c, err := s.schemaFor(a)
 	if err != nil {
 		return nil, err
 	}
-	return SchemaDocument(a, n)
+	// Decode afresh so the caller may modify the map.
+	return SchemaDocument(a, c.payload)
 }
 
 // SchemaDocument decodes the payload of schema node a into its JSON Schema
@@ -102,17 +99,6 @@ func SchemaDocument(a Alias, payload []byte) (map[string]any, error) {
 	default:
 		return nil, fmt.Errorf("schema %s: %w", a, ErrNotSchema)
 	}
-}
-
-func (s *Store) schemaPayload(a Alias) ([]byte, error) {
-	if a == s.meta {
-		return []byte(metaSchemaJSON), nil
-	}
-	n, err := s.Get(a)
-	if err != nil {
-		return nil, err
-	}
-	return n.Payload, nil
 }
 
 // SchemaInfo describes one schema node.
