@@ -229,7 +229,7 @@ agents:
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &engine.Engine{Repo: r, Agent: cfg.ResolveAgent, Self: binary, Env: cfg.AgentEnv()}
+	eng := &engine.Engine{Repo: r, Agent: cfg.ResolveAgent, Self: binary}
 	var notes, statuses []string
 	for i := 0; i < 4; i++ {
 		res, err := eng.Step(t.Context(), id, engine.StepOptions{})

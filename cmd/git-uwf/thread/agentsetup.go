@@ -23,7 +23,7 @@ func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts S
 	if err != nil {
 		return nil, nil, err
 	}
-	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, Env: cfg.AgentEnv(), NoRedact: cfg.RedactionDisabled,
+	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
 		InProcess: agent.InProcess(f)}
 	if !cfg.RedactionDisabled && len(cfg.RedactPatterns) > 0 {
 		if eng.Redactor, err = agentkit.NewRedactor(cfg.RedactPatterns); err != nil {
