@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,7 +215,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		return nil, fmt.Errorf("agent %s has an empty command line", spec.Name)
 	}
 	var inproc InProcessAgent
-	if args := builtinArgs(spec.Argv); e.InProcess != nil && args != nil {
+	if args, ok := BuiltinArgs(spec.Argv); e.InProcess != nil && ok {
 		inproc = e.InProcess.Agent(args)
 	}
 	argv = append(argv, string(t.ID), p.role)
@@ -361,17 +362,10 @@ func (e *Engine) result(ctx context.Context, before *chain.Thread, entry *chain.
 // resolveArgv runs built-in agents ("git-uwf agent …" or "git uwf agent
 // …") with this very executable, so they work without PATH setup.
 func (e *Engine) resolveArgv(argv []string) []string {
-	out := append([]string(nil), argv...)
-	if e.Self == "" || len(out) == 0 {
-		return out
+	if args, ok := BuiltinArgs(argv); ok && e.Self != "" {
+		return append([]string{e.Self}, args...)
 	}
-	switch {
-	case out[0] == "git-uwf":
-		out[0] = e.Self
-	case out[0] == "git" && len(out) > 1 && out[1] == "uwf":
-		out = append([]string{e.Self}, out[2:]...)
-	}
-	return out
+	return slices.Clone(argv)
 }
 
 func oneLine(s string) string {

@@ -36,14 +36,15 @@ type AgentCall struct {
 	Stderr io.Writer
 }
 
-// builtinArgs returns the arguments after the program name when argv runs
-// this program ("git-uwf …" or "git uwf …"), else nil.
-func builtinArgs(argv []string) []string {
+// BuiltinArgs returns the arguments after the program name when argv runs
+// this program ("git-uwf …" or "git uwf …"); ok is false for any other
+// command.
+func BuiltinArgs(argv []string) (args []string, ok bool) {
 	switch {
 	case len(argv) > 0 && argv[0] == "git-uwf":
-		return argv[1:]
+		return argv[1:], true
 	case len(argv) > 1 && argv[0] == "git" && argv[1] == "uwf":
-		return argv[2:]
+		return argv[2:], true
 	}
-	return nil
+	return nil, false
 }

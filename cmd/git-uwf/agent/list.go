@@ -22,6 +22,7 @@ import (
 	"github.com/git-uwf/git-uwf/internal/agents"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/config"
+	"github.com/git-uwf/git-uwf/internal/engine"
 )
 
 // AliasInfo is one line of `agent list --format json`.
@@ -287,7 +288,7 @@ func reachable(ctx context.Context, url string) (bool, string) {
 
 // presetOf returns the --preset of a `git uwf agent pipe` command line.
 func presetOf(argv []string) string {
-	rest, builtin := builtinArgs(argv)
+	rest, builtin := engine.BuiltinArgs(argv)
 	if !builtin || len(rest) < 2 || rest[0] != "agent" || rest[1] != "pipe" {
 		return ""
 	}
@@ -307,7 +308,7 @@ func presetOf(argv []string) string {
 // program returns the program an agent command line runs, and whether it is
 // a known CLI whose --version may be asked. "" means git-uwf itself.
 func program(argv []string) (string, bool) {
-	rest, builtin := builtinArgs(argv)
+	rest, builtin := engine.BuiltinArgs(argv)
 	if !builtin {
 		return argv[0], false
 	}
@@ -335,17 +336,6 @@ func program(argv []string) (string, bool) {
 		return p.Argv[0], true
 	}
 	return "", true
-}
-
-// builtinArgs strips a leading "git uwf" or "git-uwf".
-func builtinArgs(argv []string) ([]string, bool) {
-	switch {
-	case len(argv) >= 2 && argv[0] == "git" && argv[1] == "uwf":
-		return argv[2:], true
-	case len(argv) >= 1 && argv[0] == "git-uwf":
-		return argv[1:], true
-	}
-	return nil, false
 }
 
 // lookPath finds an executable like a shell would with PATH=pathEnv;
