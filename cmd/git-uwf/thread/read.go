@@ -41,7 +41,10 @@ func newCmdSteps(f *cmdutil.Factory) *cli.Command {
 				if err != nil {
 					return err
 				}
-				return cmdutil.Print(f.IO, format, nil, tb.write)
+				return cmdutil.Print(f.IO, format, nil, func(w io.Writer) error {
+					_, err := tb.WriteTo(w)
+					return err
+				})
 			}
 			steps, err := repo.Steps(c.Context, t)
 			if err != nil {
@@ -54,13 +57,13 @@ func newCmdSteps(f *cmdutil.Factory) *cli.Command {
 }
 
 // stepsTable lays out `thread steps` for people.
-func stepsTable(ctx context.Context, repo *chain.Repo, t *chain.Thread) (*table, error) {
+func stepsTable(ctx context.Context, repo *chain.Repo, t *chain.Thread) (*cmdutil.Table, error) {
 	entries, err := repo.Chain(ctx, t.Head.Commit)
 	if err != nil {
 		return nil, err
 	}
-	tb := &table{rows: make([][]string, 0, len(entries)+1)}
-	tb.add("#", "STEP", "COMMIT", "ROLE", "STATUS", "AGENT", "DURATION")
+	tb := cmdutil.NewTable("#", "STEP", "COMMIT", "ROLE", "STATUS", "AGENT", "DURATION")
+	tb.Grow(len(entries))
 	for i, e := range entries {
 		role, status, agent, dur := "(start)", "-", "-", "-"
 		switch e.Kind {
@@ -72,7 +75,7 @@ func stepsTable(ctx context.Context, repo *chain.Repo, t *chain.Thread) (*table,
 		case chain.KindCancel:
 			role, status = "(cancel)", "cancelled"
 		}
-		tb.add(strconv.Itoa(i), string(e.Node.Alias), hex.EncodeToString(e.Commit[:6]), role, status, agent, dur)
+		tb.Row(strconv.Itoa(i), string(e.Node.Alias), hex.EncodeToString(e.Commit[:6]), role, status, agent, dur)
 	}
 	return tb, nil
 }
