@@ -33,7 +33,7 @@ import (
 //	   index_table.go). The log holds what was learned since the table was
 //	   written; when it passes compactRecords records it is merged into a
 //	   new table and starts over. Opening reads only the (short) log; a
-//	   lookup binary searches the table. Reindex writes a table directly.
+//	   lookup searches the table (index_search.go). Reindex writes a table directly.
 const formatVersion = 2
 
 // compactRecords is the log length (records) past which the log is merged

@@ -20,9 +20,10 @@ import (
 // An alias table is the sorted, immutable part of the alias index (format
 // 2). It is written whole (temporary file + rename) by Reindex and by
 // compaction of the log, and named by a tag that the log's header line
-// refers to, so the log always extends exactly one table. A lookup binary
-// searches it with a few reads: it costs O(log n) whatever the store size,
-// and opening a store reads none of it.
+// refers to, so the log always extends exactly one table. A lookup searches
+// the memory-mapped table by interpolation (index_search.go: about four
+// probes at 100,000 aliases), or binary searches it with a few reads when
+// it cannot be mapped; opening a store reads none of it.
 //
 // Layout: the 8-byte magic "uwfatab2", the tag (u64), the number of alias
 // records and of commits (u32 each), the 16-character tips digest; then the
