@@ -32,6 +32,24 @@ func renderTemplate(tpl string, data map[string]any) (string, error) {
 	return renderCompiled(nil, tpl, data)
 }
 
+// compileTemplate parses tpl once per workflow while it is loaded and
+// validated, keeping the result for routing; it must not be called after
+// loading, when w is shared.
+func (w *Workflow) compileTemplate(tpl string) (*mustache.Template, error) {
+	if t := w.templates[tpl]; t != nil {
+		return t, nil
+	}
+	t, err := parseTemplate(tpl)
+	if err != nil {
+		return nil, err
+	}
+	if w.templates == nil {
+		w.templates = map[string]*mustache.Template{}
+	}
+	w.templates[tpl] = t
+	return t, nil
+}
+
 // render is renderTemplate with the workflow's compiled templates.
 func (w *Workflow) render(tpl string, data map[string]any) (string, error) {
 	return renderCompiled(w.templates[tpl], tpl, data)
@@ -67,11 +85,7 @@ type templateRef struct {
 
 // templateRefs parses tpl and lists the names it refers to. Partials are
 // an error.
-func templateRefs(tpl string) ([]templateRef, error) {
-	t, err := parseTemplate(tpl)
-	if err != nil {
-		return nil, err
-	}
+func templateRefs(t *mustache.Template) ([]templateRef, error) {
 	var refs []templateRef
 	var walk func(tags []mustache.Tag, scope []string) error
 	walk = func(tags []mustache.Tag, scope []string) error {
@@ -103,8 +117,8 @@ func templateRefs(tpl string) ([]templateRef, error) {
 // checkTemplate reports the template's syntax errors and the names it uses
 // that the previous output cannot have. props are the top-level properties of
 // the previous role's output; nil props means no variables at all ($START).
-func checkTemplate(tpl string, props map[string]map[string]any) (unknown []string, err error) {
-	refs, err := templateRefs(tpl)
+func checkTemplate(t *mustache.Template, props map[string]map[string]any) (unknown []string, err error) {
+	refs, err := templateRefs(t)
 	if err != nil {
 		return nil, err
 	}

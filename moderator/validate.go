@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cbroglie/mustache"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -118,15 +117,11 @@ func validate(w *Workflow, src *source, ps *problems) {
 
 	// Edge templates compile once; routing renders them for every thread a
 	// listing summarises.
-	w.templates = map[string]*mustache.Template{}
 	for _, edges := range w.Graph {
 		for _, e := range edges {
 			for _, tpl := range []string{e.Prompt, e.Location} {
-				if _, done := w.templates[tpl]; done || !strings.Contains(tpl, "{{") {
-					continue
-				}
-				if t, err := parseTemplate(tpl); err == nil {
-					w.templates[tpl] = t
+				if strings.Contains(tpl, "{{") {
+					_, _ = w.compileTemplate(tpl) // usually compiled by the check above
 				}
 			}
 		}
@@ -258,7 +253,11 @@ func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label s
 		if t.tpl == "" {
 			continue
 		}
-		unknown, err := checkTemplate(t.tpl, props)
+		compiled, err := w.compileTemplate(t.tpl)
+		var unknown []string
+		if err == nil {
+			unknown, err = checkTemplate(compiled, props)
+		}
 		if err != nil {
 			ps.add(t.at, "edge %s: invalid %s template: %v", label, t.what, err)
 			continue
