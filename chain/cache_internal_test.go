@@ -76,10 +76,16 @@ func TestSummaryLineDamage(t *testing.T) {
 	fewer := rec[:strings.LastIndexByte(rec, '\t')]
 	badStatus := strings.Replace(rec, "\tidle\t", "\trunning\t", 1)
 	badEscape := strings.Replace(rec, `\t`, `\q`, 1)
+	checksummed := map[string]bool{withCRC(more): true, withCRC(fewer): true, withCRC(badStatus): true, withCRC(badEscape): true}
 	for _, bad := range []string{line[:len(line)/2] + "\n", "x" + line[1:], "\n",
 		withCRC(more), withCRC(fewer), withCRC(badStatus), withCRC(badEscape)} {
 		l, ok := parseCacheLine(bad, []byte(bad[:len(bad)-1]))
 		if !ok {
+			// Only lines whose checksum fails may stop here; the others
+			// must reach the field checks below.
+			if checksummed[bad] {
+				t.Errorf("a line with a good checksum was refused before its fields were read: %q", bad)
+			}
 			continue
 		}
 		roles := make([]string, 0, 2)
