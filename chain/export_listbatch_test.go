@@ -4,28 +4,33 @@ import "context"
 
 // SummariesBothWays derives the summaries of every thread twice, through
 // the cat-file batch path (in chunks of chunk threads) and one go-git read
-// at a time, for comparison.
-func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual map[ThreadID]Summary, err error) {
+// at a time, for comparison. fellBack names the threads the batch path
+// left to the go-git path.
+func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual map[ThreadID]Summary, fellBack map[ThreadID]bool, err error) {
 	ids, heads, err := r.ThreadIDs(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	keys := map[ThreadID]cacheKey{}
 	for _, id := range ids {
 		tip, err := r.resolveRef(id.AttemptsRef())
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		keys[id] = cacheKey{head: heads[id], attempts: tip}
 	}
-	batch, usual = map[ThreadID]Summary{}, map[ThreadID]Summary{}
-	for id, c := range r.summarizeChunks(ctx, ids, keys, 1, chunk) {
+	batch, usual, fellBack = map[ThreadID]Summary{}, map[ThreadID]Summary{}, map[ThreadID]bool{}
+	fallBack := func(id ThreadID) cachedSummary {
+		fellBack[id] = true
+		return r.summarizeHead(ctx, id, keys[id])
+	}
+	for id, c := range r.summarizeChunks(ctx, ids, keys, 1, chunk, fallBack) {
 		batch[id] = c.sum
 	}
 	for _, id := range ids {
 		usual[id] = r.summarizeHead(ctx, id, keys[id]).sum
 	}
-	return batch, usual, nil
+	return batch, usual, fellBack, nil
 }
 
 // SummarizeBatch derives the summaries of every thread through the

@@ -130,11 +130,14 @@ func decodeOutputObject(o gitcli.Object) decodedOutput {
 // overlay), keyed as in keys, through a cat-file process when there are at
 // least minBatch of them.
 func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, minBatch int) map[ThreadID]cachedSummary {
-	return r.summarizeChunks(ctx, ids, keys, minBatch, batchChunk)
+	usual := func(id ThreadID) cachedSummary { return r.summarizeHead(ctx, id, keys[id]) }
+	return r.summarizeChunks(ctx, ids, keys, minBatch, batchChunk, usual)
 }
 
 // summarizeChunks is summarizeMany with chunks of chunk threads.
-func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, minBatch, chunk int) map[ThreadID]cachedSummary {
+//
+// usual derives the summary of a thread the batch path does not settle.
+func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, minBatch, chunk int, usual func(ThreadID) cachedSummary) map[ThreadID]cachedSummary {
 	out := make(map[ThreadID]cachedSummary, len(ids))
 	var flights []*flight
 	for start := 0; start < len(ids); start += chunk {
@@ -155,7 +158,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 			if ctx.Err() != nil {
 				break
 			}
-			out[id] = r.summarizeHead(ctx, id, keys[id])
+			out[id] = usual(id)
 		}
 		return out
 	}
@@ -173,7 +176,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 		func(f *flight) { askTrees(f.b, f) },
 		func(f *flight) { askNodes(f.b, f) },
 		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
-		func(f *flight) { r.settle(ctx, f, keys, out) },
+		func(f *flight) { r.settle(ctx, f, out, usual) },
 	}
 	for i := 0; i < len(flights)+len(stages)-1 && ctx.Err() == nil; i++ {
 		for s, stage := range stages {
@@ -312,7 +315,7 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
 // settle reads f's outputs, routes the step heads and records every
 // summary of f's chunk in out, deriving the usual way what the batch did
 // not.
-func (r *Repo) settle(ctx context.Context, f *flight, keys map[ThreadID]cacheKey, out map[ThreadID]cachedSummary) {
+func (r *Repo) settle(ctx context.Context, f *flight, out map[ThreadID]cachedSummary, usual func(ThreadID) cachedSummary) {
 	if f.err == nil {
 		if _, err := f.outs.Wait(); err != nil {
 			f.err = err
@@ -336,7 +339,7 @@ func (r *Repo) settle(ctx context.Context, f *flight, keys map[ThreadID]cacheKey
 		if c, ok := done[id]; ok {
 			out[id] = *c
 		} else if ctx.Err() == nil {
-			out[id] = r.summarizeHead(ctx, id, keys[id])
+			out[id] = usual(id)
 		}
 	}
 }
