@@ -95,12 +95,13 @@ func TestFetchMovedAndPruned(t *testing.T) {
 	mustSync(t, a)
 	mustFetch(t, b)
 
-	step := develop(t, a, moving.ID, "moved on")
+	develop(t, a, moving.ID, "moved on")
+	step := develop(t, a, moving.ID, "and on")
 	mustSync(t, a)
 	chaintest.Git(t, repos.Remote, "update-ref", "-d", gone.ID.Ref())
 
 	rep := mustFetch(t, b)
-	if res := result(t, rep, moving.ID.Ref()); res.Kind != uwfsync.KindFastForward || res.New != step.Commit.String() {
+	if res := result(t, rep, moving.ID.Ref()); res.Kind != uwfsync.KindFastForward || res.New != step.Commit.String() || res.Steps != 2 {
 		t.Errorf("fetch of %s = %+v, want fast-forward to %s", moving.ID, res, step.Commit)
 	}
 	result(t, rep, still.ID.Ref(), uwfsync.KindUpToDate)

@@ -134,10 +134,12 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		return res
 	}
 	remote := plumbing.NewHash(remoteOID)
-	validate := func() (string, error) {
+	var entries []*chain.Entry // a valid remote thread's commits, start first
+	validate := func() (reason string, err error) {
 		switch ns {
 		case "threads":
-			return validateThread(ctx, rc.repo, id, remote)
+			reason, entries, err = validateThread(ctx, rc.repo, id, remote)
+			return reason, err
 		case "workflows":
 			return validateWorkflow(ctx, rc.repo, remote)
 		default:
@@ -153,7 +155,7 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		if err := rc.update(ctx, "uwf: sync new from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: gitcli.ZeroOID, New: remoteOID}); err != nil {
 			return fail(KindError, "create %s: %v", name, err)
 		}
-		res.Kind, res.New, res.Steps = KindNew, remoteOID, rc.count(ctx, ns, "", remoteOID)
+		res.Kind, res.New, res.Steps = KindNew, remoteOID, rc.count(ctx, ns, entries, "", remoteOID)
 		return res
 	}
 	local := plumbing.NewHash(localOID)
@@ -185,7 +187,7 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		if err := rc.update(ctx, "uwf: sync fast-forward from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: localOID, New: remoteOID}); err != nil {
 			return fail(KindError, "fast-forward %s: %v", name, err)
 		}
-		res.Kind, res.New, res.Steps = KindFastForward, remoteOID, rc.count(ctx, ns, localOID, remoteOID)
+		res.Kind, res.New, res.Steps = KindFastForward, remoteOID, rc.count(ctx, ns, entries, localOID, remoteOID)
 		return res
 	}
 	if rc.mode == modeAdopt {
@@ -359,10 +361,22 @@ func (rc *reconciler) update(ctx context.Context, msg string, updates ...gitcli.
 
 // count returns how many steps (thread commits after the start) or
 // versions (workflow commits) lie between from (exclusive, "" for none) and
-// to; 0 for attempts logs or when git cannot tell.
-func (rc *reconciler) count(ctx context.Context, ns, from, to string) int {
+// to; 0 for attempts logs or when git cannot tell. entries, when given, are
+// the validated thread's commits from its start to `to`: a thread is one
+// line, so the count needs no git process.
+func (rc *reconciler) count(ctx context.Context, ns string, entries []*chain.Entry, from, to string) int {
 	if ns == "attempts" {
 		return 0
+	}
+	if len(entries) > 0 && entries[len(entries)-1].Commit.String() == to {
+		if from == "" {
+			return len(entries) - 1 // the start is not a step
+		}
+		for i, e := range entries {
+			if e.Commit.String() == from {
+				return len(entries) - 1 - i
+			}
+		}
 	}
 	rng := to
 	if from != "" {

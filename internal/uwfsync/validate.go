@@ -15,14 +15,14 @@ import (
 // StartNode, one parent per later commit, each StepNode or CancelNode
 // belonging to that start and continuing the commit before it, a cancel
 // only at the end, and a readable pinned workflow. It returns the reason it
-// is not, or "".
-func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip plumbing.Hash) (string, error) {
+// is not, or "" and the thread's commits from the start to tip.
+func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip plumbing.Hash) (string, []*chain.Entry, error) {
 	entries, err := repo.Chain(ctx, tip)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return "", nil, ctx.Err()
 		}
-		return err.Error(), nil
+		return err.Error(), nil, nil
 	}
 	s := repo.Store.Storer()
 	start := entries[0].Node.Alias
@@ -30,17 +30,17 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 	for i, e := range entries {
 		c, err := object.GetCommit(s, e.Commit)
 		if err != nil {
-			return fmt.Sprintf("read commit %s: %v", e.Commit, err), nil
+			return fmt.Sprintf("read commit %s: %v", e.Commit, err), nil, nil
 		}
 		switch {
 		case i == 0 && len(c.ParentHashes) != 0:
-			return fmt.Sprintf("the StartNode commit %s has parents: a thread has one root", e.Commit), nil
+			return fmt.Sprintf("the StartNode commit %s has parents: a thread has one root", e.Commit), nil, nil
 		case i > 0 && len(c.ParentHashes) != 1:
-			return fmt.Sprintf("commit %s has %d parents: a thread is a single line", e.Commit, len(c.ParentHashes)), nil
+			return fmt.Sprintf("commit %s has %d parents: a thread is a single line", e.Commit, len(c.ParentHashes)), nil, nil
 		case i > 0 && e.Kind == chain.KindStart:
-			return fmt.Sprintf("commit %s holds a second StartNode", e.Commit), nil
+			return fmt.Sprintf("commit %s holds a second StartNode", e.Commit), nil, nil
 		case i > 0 && entries[i-1].Kind == chain.KindCancel:
-			return fmt.Sprintf("commit %s follows the cancel commit %s", e.Commit, entries[i-1].Commit), nil
+			return fmt.Sprintf("commit %s follows the cancel commit %s", e.Commit, entries[i-1].Commit), nil, nil
 		}
 		var gotStart objects.Alias
 		var gotPrev *objects.Alias
@@ -53,10 +53,10 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 			continue
 		}
 		if gotStart != start {
-			return fmt.Sprintf("commit %s belongs to start %s, not %s", e.Commit, gotStart, start), nil
+			return fmt.Sprintf("commit %s belongs to start %s, not %s", e.Commit, gotStart, start), nil, nil
 		}
 		if !sameAlias(gotPrev, prev) {
-			return fmt.Sprintf("commit %s continues %s, but its parent holds %s", e.Commit, aliasString(gotPrev), aliasString(prev)), nil
+			return fmt.Sprintf("commit %s continues %s, but its parent holds %s", e.Commit, aliasString(gotPrev), aliasString(prev)), nil, nil
 		}
 		if e.Kind == chain.KindStep {
 			a := e.Node.Alias
@@ -64,9 +64,9 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 		}
 	}
 	if _, err := repo.ThreadAt(ctx, id, tip); err != nil {
-		return err.Error(), nil
+		return err.Error(), nil, nil
 	}
-	return "", nil
+	return "", entries, nil
 }
 
 // validateWorkflow checks that tip is a registry commit pinning a readable
