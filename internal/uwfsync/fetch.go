@@ -175,7 +175,7 @@ func applyRemote(ctx context.Context, repo *chain.Repo, remote string, st *refSt
 		for i, name := range changed {
 			patterns[i] = trackingRef(remote, name)
 		}
-		now, err := readRefs(ctx, repo.Git, patterns)
+		now, err := readRefs(ctx, repo, patterns)
 		if err != nil {
 			return fmt.Errorf("read remote-tracking refs of %s: %w", remote, err)
 		}
@@ -229,10 +229,27 @@ func trackingRef(remote, name string) string {
 }
 
 // readRefs returns the current values of the named refs (full names); a
-// missing ref is absent from the map. It asks git cat-file --batch-check,
-// which reads just those refs, where for-each-ref would list every ref of
-// their directory.
-func readRefs(ctx context.Context, g *gitcli.Runner, names []string) (map[string]string, error) {
+// missing ref is absent from the map. It reads them from the ref files
+// (gitcli.RefFiles) when those can answer for every name, else asks git
+// cat-file --batch-check, which reads just those refs, where for-each-ref
+// would list every ref of their directory.
+func readRefs(ctx context.Context, repo *chain.Repo, names []string) (map[string]string, error) {
+	files := gitcli.NewRefFiles(repo.Info.CommonDir)
+	refs := make(map[string]string, len(names))
+	for _, name := range names {
+		oid, ok, err := files.Ref(name)
+		if err != nil || !ok {
+			return readRefsWithGit(ctx, repo.Git, names)
+		}
+		if oid != "" {
+			refs[name] = oid
+		}
+	}
+	return refs, nil
+}
+
+// readRefsWithGit is readRefs through git cat-file --batch-check.
+func readRefsWithGit(ctx context.Context, g *gitcli.Runner, names []string) (map[string]string, error) {
 	var in strings.Builder
 	for _, name := range names {
 		if strings.ContainsAny(name, " \n\x00") || !strings.HasPrefix(name, "refs/") {

@@ -149,7 +149,7 @@ func recordPushed(ctx context.Context, repo *chain.Repo, remote string, moved []
 	for i, u := range moved {
 		names[i] = u.Ref
 	}
-	now, err := readRefs(ctx, repo.Git, names)
+	now, err := readRefs(ctx, repo, names)
 	if err != nil {
 		return fmt.Errorf("read remote-tracking refs of %s: %w", remote, err)
 	}
