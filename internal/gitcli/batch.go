@@ -88,8 +88,11 @@ type Pending struct {
 // write per object, which saves a pipe write and a wake-up of the reader
 // per object. Older git gets the plain --batch, with the same answers.
 func (r *Runner) NewBatch(ctx context.Context) (*Batch, error) {
-	v, err := r.Output(ctx, "version")
-	return r.startBatch(ctx, err == nil && gitAtLeast(v, 2, 36))
+	bs, err := r.NewBatches(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	return bs[0], nil
 }
 
 // NewBatches starts up to n Batches (at least one, or an error), so that
