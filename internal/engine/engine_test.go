@@ -16,7 +16,6 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/internal/engine"
-	"github.com/git-uwf/git-uwf/objects"
 )
 
 // The test binary doubles as the agent: with UWF_TEST_AGENT set it plays
@@ -399,5 +398,4 @@ func TestCancelledThreadRefusesSteps(t *testing.T) {
 	if _, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("script", loopScript)}); !errors.Is(err, engine.ErrFinished) {
 		t.Fatalf("step on a cancelled thread: %v", err)
 	}
-	_ = objects.AliasLen
 }

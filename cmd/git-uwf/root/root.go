@@ -20,7 +20,6 @@ import (
 
 // Names of the global flags.
 const (
-	flagFormat  = "format"
 	flagDir     = "C"
 	flagVerbose = "verbose"
 	flagVersion = "version"
