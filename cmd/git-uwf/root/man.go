@@ -32,9 +32,6 @@ const manExtra = `
 
 # ENVIRONMENT
 
-**NO_COLOR**
-: When set to a non-empty value, output is not coloured.
-
 **UWF_MOCK_SCRIPT**
 : The script of **git uwf agent mock** when **--script** is not given.
 
