@@ -214,15 +214,12 @@ func (r *Repo) Thread(ctx context.Context, id ThreadID) (*Thread, error) {
 
 // ThreadAt reads a thread as of a given head commit.
 func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*Thread, error) {
-	e, err := r.Entry(ctx, head)
+	e, root, err := r.entryWithTree(head)
 	if err != nil {
 		return nil, fmt.Errorf("thread %s: %w", id, err)
 	}
 	t := &Thread{ID: id, Head: e}
-	startOID, err := treeEntry(r.Store.Storer(), e.Tree, "start")
-	if err != nil {
-		return nil, err
-	}
+	startOID := topEntry(root, "start")
 	if !startOID.IsZero() {
 		r.rememberStart(head, startOID)
 	}
@@ -234,11 +231,7 @@ func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*
 	if err := startNode.Decode(&t.Start); err != nil {
 		return nil, fmt.Errorf("thread %s: decode start node: %w", id, err)
 	}
-	wfTree, err := treeEntry(r.Store.Storer(), e.Tree, "workflow")
-	if err != nil {
-		return nil, err
-	}
-	if t.Workflow, err = r.loadWorkflowTree(ctx, wfTree); err != nil {
+	if t.Workflow, err = r.loadWorkflowTree(ctx, topEntry(root, "workflow")); err != nil {
 		return nil, fmt.Errorf("thread %s: %w", id, err)
 	}
 	return t, nil
