@@ -9,21 +9,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
-// GraphOptions are the inputs of `workflow graph`.
-type GraphOptions struct {
-	IO      *iostreams.IOStreams
-	Repo    func(context.Context) (*chain.Repo, error)
-	Resolve func(context.Context, *chain.Repo, string) (*chain.WorkflowInfo, error)
-	Format  cmdutil.Format
-
-	Workflow string
-}
+// GraphOptions are the inputs of `workflow graph`: those of `workflow show`.
+type GraphOptions = ShowOptions
 
 // Graph is the machine output of `workflow graph`.
 type Graph struct {
@@ -74,7 +65,7 @@ func newCmdGraph(f *cmdutil.Factory) *cli.Command {
 }
 
 func graphRun(ctx context.Context, opts *GraphOptions) error {
-	info, err := resolve(ctx, opts.Repo, opts.Resolve, opts.Workflow)
+	_, info, err := opts.resolve(ctx)
 	if err != nil {
 		return err
 	}

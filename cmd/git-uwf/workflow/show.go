@@ -15,7 +15,7 @@ import (
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
-// ShowOptions are the inputs of `workflow show`.
+// ShowOptions are the inputs of `workflow show` and `workflow graph`.
 type ShowOptions struct {
 	IO      *iostreams.IOStreams
 	Repo    func(context.Context) (*chain.Repo, error)
@@ -68,22 +68,18 @@ func resolver(f *cmdutil.Factory) func(context.Context, *chain.Repo, string) (*c
 	}
 }
 
-// resolve opens the repository and resolves a workflow argument.
-func resolve(ctx context.Context, repoFn func(context.Context) (*chain.Repo, error),
-	resolveFn func(context.Context, *chain.Repo, string) (*chain.WorkflowInfo, error), arg string) (*chain.WorkflowInfo, error) {
-	repo, err := repoFn(ctx)
+// resolve opens the repository and resolves the workflow argument.
+func (opts *ShowOptions) resolve(ctx context.Context) (*chain.Repo, *chain.WorkflowInfo, error) {
+	repo, err := opts.Repo(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return resolveFn(ctx, repo, arg)
+	info, err := opts.Resolve(ctx, repo, opts.Workflow)
+	return repo, info, err
 }
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
-	repo, err := opts.Repo(ctx)
-	if err != nil {
-		return err
-	}
-	info, err := opts.Resolve(ctx, repo, opts.Workflow)
+	repo, info, err := opts.resolve(ctx)
 	if err != nil {
 		return err
 	}
