@@ -275,6 +275,7 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 		v, found = red.RedactValue(output)
 		output, _ = v.(map[string]any)
 		count(redactions, found)
+		outputRedacted := len(found) > 0
 		body, found = red.Redact(body)
 		count(redactions, found)
 		prompt, found = red.Redact(prompt)
@@ -286,8 +287,12 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 			reply.Detail, _ = v.(map[string]any)
 			count(redactions, found)
 		}
-		if err := store.Validate(s.SchemaRef, output); err != nil {
-			return nil, &StepError{Err: fmt.Errorf("output no longer valid after redacting secrets: %w", err), Nodes: kept}
+		// The output was valid before; only a redacted one needs a check
+		// here (for a clearer error than storing it would give).
+		if outputRedacted {
+			if err := store.Validate(s.SchemaRef, output); err != nil {
+				return nil, &StepError{Err: fmt.Errorf("output no longer valid after redacting secrets: %w", err), Nodes: kept}
+			}
 		}
 	}
 	outRef, err := store.Put(s.SchemaRef, output)
