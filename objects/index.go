@@ -276,12 +276,15 @@ func aliasRecord(a Alias, oid plumbing.Hash) string {
 func commitRecord(c plumbing.Hash) string { return record("c " + c.String()) }
 func tipsRecord(d string) string          { return record("t " + d) }
 
-// discard replaces a log file of another version with an empty one.
+// discard replaces a log file of another version, or one whose table is
+// gone, with an empty one. What sync saw is re-checked under the index lock
+// first: a compaction in another process replaces the log and removes the
+// table the old log named, so a reader that opened the old log finds its
+// table missing although the index is whole; it must read again, not wipe.
 func (x *index) discard() error {
 	x.reset()
 	err := x.locked(func() error {
-		// Re-check under the lock: another process may have fixed it.
-		if b, err := readPrefix(x.logPath(), len(headerLine(noTable))); err == nil && string(b) == headerLine(noTable) {
+		if x.logIsSound() {
 			return nil
 		}
 		return atomicfile.Write(x.logPath(), []byte(headerLine(noTable)), 0o644)
@@ -290,6 +293,35 @@ func (x *index) discard() error {
 		return fmt.Errorf("rebuild alias index: %w", err)
 	}
 	return x.sync()
+}
+
+// logIsSound reports whether the log file has this format's header and the
+// table it names (if any) opens. Call it with the index lock held, when no
+// compaction can be halfway.
+func (x *index) logIsSound() bool {
+	b, err := readPrefix(x.logPath(), len(indexHeader())+17)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	line, _, ok := strings.Cut(string(b), "\n")
+	if !ok {
+		return false
+	}
+	tag, ok := strings.CutPrefix(line, indexHeader())
+	switch {
+	case !ok:
+		return false
+	case tag == noTable:
+		return true
+	case len(tag) != 16:
+		return false
+	}
+	tab, err := openTable(x.dir, tag)
+	if err != nil {
+		return false
+	}
+	tab.close()
+	return true
 }
 
 func readPrefix(path string, n int) ([]byte, error) {
