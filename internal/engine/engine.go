@@ -263,6 +263,12 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		"GIT_DIR="+e.Repo.Info.GitDir,
 		agentkit.EnvInvocationDir+"="+invDir,
 	)
+	if top := e.Repo.Info.WorkTree; top != "" {
+		// With GIT_DIR alone, git takes the working directory for the top
+		// of the work tree: in a subdirectory the agent's git would see
+		// the wrong tree.
+		env = append(env, "GIT_WORK_TREE="+top)
+	}
 	timeout := spec.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

@@ -183,8 +183,23 @@ func (s Step) Resolve() (string, error) {
 			dir = filepath.Join(base, filepath.FromSlash(s.Location))
 		}
 	}
+	outside := func(real string) error {
+		hint := fmt.Sprintf("pass --cwd DIR inside the work tree, or --%s to run there anyway", OutsideFlag)
+		if s.Location != "" {
+			hint = "fix the edge's location"
+		}
+		return fmt.Errorf("step directory %s (%s) resolves to %s, %w (%s): %s",
+			dir, what, real, ErrOutside, rootName, hint)
+	}
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
+		// Say "outside" rather than "missing" for what could never run, so
+		// that thread data learns nothing about directories out there.
+		if abs, aerr := filepath.Abs(dir); aerr == nil && !Within(root, abs) && !s.AllowOutside {
+			if rootAbs, rerr := filepath.Abs(rootDir); rerr != nil || !Within(rootAbs, abs) {
+				return "", outside(abs)
+			}
+		}
 		return "", fmt.Errorf("step directory %s (%s) does not exist here: pass --cwd DIR or fix the edge's location", dir, what)
 	}
 	real, err := Real(dir)
@@ -200,12 +215,7 @@ func (s Step) Resolve() (string, error) {
 			return real, nil
 		}
 	}
-	hint := fmt.Sprintf("pass --cwd DIR inside the work tree, or --%s to run there anyway", OutsideFlag)
-	if s.Location != "" {
-		hint = "fix the edge's location"
-	}
-	return "", fmt.Errorf("step directory %s (%s) resolves to %s, %w (%s): %s",
-		dir, what, real, ErrOutside, rootName, hint)
+	return "", outside(real)
 }
 
 // isAbs reports whether a recorded path is absolute, on any system: a

@@ -98,6 +98,7 @@ func TestResolve(t *testing.T) {
 		{name: "absolute location inside", step: workdir.Step{Top: top, Invocation: top, Location: sub}, want: sub},
 		{name: "location through a link that leaves", step: workdir.Step{Top: top, Invocation: top, Location: "out-link/deeper"}, errHas: "outside the work tree"},
 		{name: "location through a link that stays", step: workdir.Step{Top: top, Invocation: top, Location: "in-link/dir"}, want: filepath.Join(top, "sub", "dir")},
+		{name: "missing location outside says outside", step: workdir.Step{Top: top, Invocation: top, Location: "../../nowhere"}, errHas: "outside the work tree"},
 		{name: "missing location", step: workdir.Step{Top: top, Invocation: top, Location: "nope"}, errHas: "does not exist"},
 		{name: "hostile relative record", step: workdir.Step{Top: top, Invocation: top, Recorded: "../outside"}, errHas: "outside the work tree"},
 		{name: "record through a link that leaves", step: workdir.Step{Top: top, Invocation: top, Recorded: "out-link"}, errHas: "outside the work tree"},
