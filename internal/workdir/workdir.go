@@ -161,8 +161,12 @@ func (s Step) Resolve() (string, error) {
 		// user's consent for this run.
 		base, what = filepath.Clean(filepath.FromSlash(s.Recorded)), "the thread's directory "+s.Recorded
 		if real, err := Real(base); (err != nil || !Within(root, real)) && !s.AllowOutside {
-			return "", fmt.Errorf("the thread's directory %s is %w here (%s): pass --cwd DIR to choose where its agents run",
-				s.Recorded, ErrOutside, rootName)
+			also := ""
+			if err == nil {
+				also = fmt.Sprintf(" (or --%s to run there anyway)", OutsideFlag)
+			}
+			return "", fmt.Errorf("the thread's directory %s is %w here (%s): pass --cwd DIR to choose where its agents run%s",
+				s.Recorded, ErrOutside, rootName, also)
 		}
 	default:
 		rec := s.Recorded
@@ -188,8 +192,11 @@ func (s Step) Resolve() (string, error) {
 		if s.Location != "" {
 			hint = "fix the edge's location"
 		}
-		return fmt.Errorf("step directory %s (%s) resolves to %s, %w (%s): %s",
-			dir, what, real, ErrOutside, rootName, hint)
+		where := dir
+		if real != filepath.Clean(dir) {
+			where += " resolves to " + real + " and"
+		}
+		return fmt.Errorf("step directory %s is %w (%s; %s): %s", where, ErrOutside, what, rootName, hint)
 	}
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
