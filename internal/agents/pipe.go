@@ -183,7 +183,10 @@ func (p *Pipe) previousSession(ctx context.Context, s *agentkit.Session) (string
 		if st == nil || st.Role != s.Role.Name {
 			continue
 		}
-		if st.Agent != p.Name() || st.Cwd != s.RecordedCwd() || st.Detail == "" {
+		// Steps record their directory relative to the top; older ones
+		// recorded the absolute path.
+		sameDir := st.Cwd == s.RecordedCwd() || st.Cwd == s.Cwd
+		if st.Agent != p.Name() || !sameDir || st.Detail == "" {
 			return "", nil
 		}
 		n, err := s.Repo.NodeInCommit(entries[i], st.Detail)
