@@ -138,7 +138,7 @@ func recordCwd(repo *chain.Repo, wd string, opts StartOptions) (string, error) {
 	}
 	rec, err := workdir.Record(top, dir, opts.OutsideWorktree)
 	if err != nil {
-		return "", cmdutil.FlagErrorf("--cwd %s: %v", opts.Cwd, err)
+		return "", fmt.Errorf("--cwd %s: %w", opts.Cwd, err)
 	}
 	return rec, nil
 }
