@@ -17,6 +17,12 @@
 // JSON object naming the StepNode; the engine verifies it and moves the
 // thread ref. Agents never move refs.
 //
+// The step's working directory is inside the work tree, and GIT_WORK_TREE
+// names its top; the StepNode records the directory relative to that top
+// (Session.RecordedCwd). UWF_INVOCATION_DIR is where the user ran
+// git-uwf: a relative command or file the user gave resolves there
+// (ResolveCommand, InvocationDir), never in the step's directory.
+//
 // Main wires all of this for a standalone agent binary:
 //
 //	func main() { agentkit.Main(myAgent{}) }

@@ -302,6 +302,7 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 	step := chain.StepNode{Start: s.Thread.StartAlias, Prev: s.Thread.HeadStepAlias(), Role: s.Role.Name,
 		Output: outRef.Alias, Agent: agent.Name(), EdgePrompt: edgePrompt, Cwd: s.Cwd,
 		Extraction: extraction, Attempts: attempts}
+	step.Cwd = s.RecordedCwd()
 	if len(redactions) > 0 {
 		step.Redactions = redactions
 	}

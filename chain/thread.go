@@ -19,7 +19,13 @@ import (
 type StartNode struct {
 	Workflow objects.Alias `json:"workflow"`
 	Prompt   string        `json:"prompt"`
-	Cwd      string        `json:"cwd"`
+	// Cwd is where the thread's agents work: a slash-separated path
+	// relative to the top of the work tree ("." for the top), so that it
+	// means the same place in every clone. Threads of older versions, and
+	// directories the user allowed outside the work tree, hold an absolute
+	// path (see internal/workdir). StepNode.Cwd, the directory a step's
+	// agent ran in, is recorded the same way.
+	Cwd string `json:"cwd"`
 }
 
 // StepNode records one step: the role an agent played and what it produced.
@@ -94,7 +100,8 @@ var (
 )
 
 // StartThread creates refs/uwf/threads/<new ULID> whose root commit holds a
-// StartNode for the given workflow version.
+// StartNode for the given workflow version. cwd is stored as given (see
+// StartNode.Cwd for what callers record).
 func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd string) (*Thread, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return nil, errors.New("start thread: the prompt is empty")

@@ -191,6 +191,38 @@ func TestPipeClaudeResume(t *testing.T) {
 	}
 }
 
+// TestPipeRelativeCommandFromInvocation: with Dir set (the directory the
+// user ran git-uwf in), a relative command is that directory's program,
+// not the one in the step's directory.
+func TestPipeRelativeCommandFromInvocation(t *testing.T) {
+	r, id, dir := thread(t)
+	s := session(t, r, id, "planner", dir)
+	invocation := t.TempDir()
+	for d, plan := range map[string]string{dir: "from-the-step-dir", invocation: "from-the-invocation-dir"} {
+		body := "#!/bin/sh\ncat >/dev/null\nprintf -- '---\\n$status: planned\\nplan: " + plan + "\\n---\\nbody'\n"
+		if err := os.WriteFile(filepath.Join(d, "who.sh"), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ dir, want string }{
+		{invocation, "from-the-invocation-dir"},
+		{"", "from-the-step-dir"}, // run by hand in the step's directory
+	} {
+		p, err := agents.NewPipe("", []string{"./who.sh"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Dir = tt.dir
+		reply, err := p.Run(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, _, err := agentkit.ExtractOutput(reply.Text, s.Schema); err != nil || out["plan"] != tt.want {
+			t.Errorf("Dir %q: reply %q (%v), want plan %s", tt.dir, reply.Text, err, tt.want)
+		}
+	}
+}
+
 func TestPipeCommand(t *testing.T) {
 	r, id, dir := thread(t)
 	s := session(t, r, id, "planner", dir)

@@ -42,6 +42,18 @@ type Pipe struct {
 	// that can resume continues the session recorded by the thread's last
 	// step of the same role (same preset, same directory).
 	NoResume bool
+	// Dir is where a relative command resolves: the directory the user ran
+	// git-uwf in (agentkit.InvocationDir). "" means the step's directory,
+	// for a pipe run by hand there.
+	Dir string
+}
+
+// invocationDir returns the directory a relative command resolves against.
+func (p *Pipe) invocationDir(s *agentkit.Session) string {
+	if p.Dir != "" {
+		return p.Dir
+	}
+	return s.Cwd
 }
 
 // beforeStdinDash appends args to argv, before a final "-" (codex reads
@@ -171,7 +183,10 @@ func (p *Pipe) previousSession(ctx context.Context, s *agentkit.Session) (string
 		if st == nil || st.Role != s.Role.Name {
 			continue
 		}
-		if st.Agent != p.Name() || st.Cwd != s.Cwd || st.Detail == "" {
+		// Steps record their directory relative to the top; older ones
+		// recorded the absolute path.
+		sameDir := st.Cwd == s.RecordedCwd() || st.Cwd == s.Cwd
+		if st.Agent != p.Name() || !sameDir || st.Detail == "" {
 			return "", nil
 		}
 		n, err := s.Repo.NodeInCommit(entries[i], st.Detail)
@@ -222,10 +237,10 @@ func (p *Pipe) Correct(ctx context.Context, s *agentkit.Session, prev agentkit.R
 
 func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdin string) (agentkit.Reply, error) {
 	name := p.label()
-	cmd := argv[0]
-	if strings.Contains(cmd, "/") && !filepath.IsAbs(cmd) && s.Cwd != "" {
-		cmd = filepath.Join(s.Cwd, cmd)
-	}
+	// A relative command was written on the user's command line or in the
+	// user's configuration: it resolves where the user ran git-uwf, never
+	// in the step's directory (thread data chooses that).
+	cmd := agentkit.ResolveCommand(argv[0], p.invocationDir(s))
 	res, runErr := agentkit.Run(ctx, agentkit.Invocation{Command: cmd, Args: argv[1:], Env: p.Env, Dir: s.Cwd,
 		Stdin: strings.NewReader(stdin), Timeout: p.timeout(), MaxOutput: p.MaxOutput, Stderr: s.Log,
 		// Shorter than the engine's grace for this agent: the CLI is always

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/workdir"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -17,7 +19,8 @@ import (
 const WorkflowDir = ".uwf/workflows"
 
 // LoadWorkflowFile loads and validates a workflow file from disk. Includes
-// resolve inside the file's directory and cannot leave it.
+// resolve inside the file's directory and cannot leave it, not even
+// through a symbolic link.
 func LoadWorkflowFile(path string) (*moderator.Workflow, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -29,7 +32,18 @@ func LoadWorkflowFile(path string) (*moderator.Workflow, error) {
 		abs = filepath.Join(abs, "index.yaml")
 	}
 	dir, base := filepath.Split(abs)
-	w, err := moderator.Load(os.DirFS(dir), base)
+	// The file itself is the one the user named (it may be a link);
+	// its includes are read inside its folder only.
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("load workflow %s: %w", path, err)
+	}
+	fsys, err := openWorkflowFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load workflow %s: %w", path, err)
+	}
+	defer fsys.Close()
+	w, err := moderator.Parse(fsys, base, data)
 	if err != nil {
 		var ve *moderator.ValidationError
 		if errors.As(err, &ve) {
@@ -105,3 +119,43 @@ func ResolveWorkflow(ctx context.Context, f *Factory, repo *chain.Repo, arg stri
 	}
 	return repo.FindWorkflow(ctx, arg)
 }
+
+// workflowFolder is the file system a workflow's `!include`s are read
+// from: its folder, opened as an os.Root, so that no path and no symbolic
+// link leads out of it (os.DirFS follows links anywhere, and the included
+// text would be stored in objects and pushed).
+type workflowFolder struct {
+	root *os.Root
+	fsys fs.FS
+	dir  string
+}
+
+// errLinkLeavesFolder explains a refused include.
+var errLinkLeavesFolder = errors.New("it is a symbolic link that leads out of the workflow folder; includes must stay inside it")
+
+func openWorkflowFolder(dir string) (*workflowFolder, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &workflowFolder{root: root, fsys: root.FS(), dir: dir}, nil
+}
+
+// Open opens name (slash-separated, relative to the folder). A name that
+// resolves outside the folder fails with errLinkLeavesFolder.
+func (w *workflowFolder) Open(name string) (fs.File, error) {
+	f, err := w.fsys.Open(name)
+	if err == nil {
+		return f, nil
+	}
+	// os.Root refuses an escape with an error of its own: say which rule
+	// the include broke.
+	if real, rerr := filepath.EvalSymlinks(filepath.Join(w.dir, filepath.FromSlash(name))); rerr == nil {
+		if top, terr := filepath.EvalSymlinks(w.dir); terr == nil && !workdir.Within(top, real) {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: errLinkLeavesFolder}
+		}
+	}
+	return nil, err
+}
+
+func (w *workflowFolder) Close() error { return w.root.Close() }

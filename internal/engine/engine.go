@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/workdir"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -56,6 +56,12 @@ type Engine struct {
 	// InProcess, when set, runs the built-in agents it accepts inside this
 	// process; every other command line is spawned.
 	InProcess InProcess
+	// Invocation is the directory the user runs the command in (""
+	// means this process's working directory). Relative agent commands
+	// resolve against it, never against the step's directory, which
+	// comes from thread data; in a bare repository it stands for the work
+	// tree. Agents get it as agentkit.EnvInvocationDir.
+	Invocation string
 }
 
 // StepOptions change one step.
@@ -66,6 +72,12 @@ type StepOptions struct {
 	// ResumePrompt appended to the suspend message.
 	Resume       bool
 	ResumePrompt string
+	// Cwd, when set, is the thread's directory for this step (absolute or
+	// relative to the invocation directory) in place of the recorded one.
+	Cwd string
+	// OutsideWorktree allows, for this step, a thread directory outside
+	// the local work tree (the user's own consent; never from thread data).
+	OutsideWorktree bool
 }
 
 // Result reports the thread after a step.
@@ -118,7 +130,10 @@ func (e *StepFailedError) Unwrap() error { return e.Err }
 // plan is what the next step will do.
 type plan struct {
 	role, prompt, location string
-	resumed                bool
+	// dir, when set, replaces the thread's recorded directory (a resumed
+	// role runs where it was suspended).
+	dir     string
+	resumed bool
 }
 
 // Step runs one moderator → agent → verify → append cycle.
@@ -150,7 +165,7 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 		}
 		spec = &s
 	}
-	cwd, err := stepDir(t, p.location)
+	cwd, err := e.stepDir(t, p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +191,11 @@ func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (p
 		if s := strings.TrimSpace(opts.ResumePrompt); s != "" {
 			prompt += "\n\n" + s
 		}
-		location := ""
+		dir := ""
 		if t.Head.Step != nil {
-			location = t.Head.Step.Cwd
+			dir = t.Head.Step.Cwd
 		}
-		return plan{role: st.SuspendedRole, prompt: prompt, location: location, resumed: true}, nil
+		return plan{role: st.SuspendedRole, prompt: prompt, dir: dir, resumed: true}, nil
 	}
 	if opts.Resume {
 		return plan{}, fmt.Errorf("thread %s is %s, not suspended: %w", t.ID, st.Status, ErrNotSuspended)
@@ -191,22 +206,33 @@ func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (p
 	return plan{role: st.Next.Role, prompt: st.Next.Prompt, location: st.Next.Location}, nil
 }
 
-// stepDir resolves the step's working directory: the edge's location
-// (relative to the thread's cwd) or the thread's cwd.
-func stepDir(t *chain.Thread, location string) (string, error) {
-	dir := t.Start.Cwd
-	if location != "" {
-		if filepath.IsAbs(location) {
-			dir = location
-		} else {
-			dir = filepath.Join(dir, location)
-		}
+// stepDir resolves the step's working directory (see package workdir):
+// the thread's recorded directory or the one given for this step, moved by
+// the edge's location, and confined to the local work tree. It fails
+// before any agent starts.
+func (e *Engine) stepDir(t *chain.Thread, p plan, opts StepOptions) (string, error) {
+	inv, err := e.invocation()
+	if err != nil {
+		return "", err
 	}
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("step directory %s does not exist (thread %s); start the thread with --cwd or fix the edge's location", dir, t.ID)
+	rec := t.Start.Cwd
+	if p.dir != "" {
+		rec = p.dir
+	}
+	dir, err := workdir.Step{Top: e.Repo.Info.WorkTree, Invocation: inv, Recorded: rec, Override: opts.Cwd,
+		Location: p.location, AllowOutside: opts.OutsideWorktree}.Resolve()
+	if err != nil {
+		return "", fmt.Errorf("thread %s, role %q: %w; no agent was started", t.ID, p.role, err)
 	}
 	return dir, nil
+}
+
+// invocation returns the directory relative agent commands resolve against.
+func (e *Engine) invocation() (string, error) {
+	if e.Invocation != "" {
+		return e.Invocation, nil
+	}
+	return os.Getwd()
 }
 
 func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpec, cwd string) (*Result, error) {
@@ -218,6 +244,13 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if args, ok := BuiltinArgs(spec.Argv); e.InProcess != nil && ok {
 		inproc = e.InProcess.Agent(args)
 	}
+	invDir, err := e.invocation()
+	if err != nil {
+		return nil, err
+	}
+	if inproc == nil {
+		argv[0] = agentkit.ResolveCommand(argv[0], invDir)
+	}
 	argv = append(argv, string(t.ID), p.role)
 	env := append(os.Environ(), e.Env...)
 	env = append(env, spec.Env...)
@@ -228,7 +261,14 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		agentkit.EnvHead+"="+t.Head.Commit.String(),
 		"UWF_STEP_TRAILER="+chain.StepTrailer+": "+chain.StepTrailerValue(t.ID, t.Head.Commit),
 		"GIT_DIR="+e.Repo.Info.GitDir,
+		agentkit.EnvInvocationDir+"="+invDir,
 	)
+	if top := e.Repo.Info.WorkTree; top != "" {
+		// With GIT_DIR alone, git takes the working directory for the top
+		// of the work tree: in a subdirectory the agent's git would see
+		// the wrong tree.
+		env = append(env, "GIT_WORK_TREE="+top)
+	}
 	timeout := spec.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

@@ -93,7 +93,8 @@ func newCmdMock(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: protocolUsage,
 		Description: "The script is YAML: steps: [{role, output, corrections: [text…]}]. Step n of\n" +
 			"the thread (counting the steps already in it) gets steps[n]; its role must\n" +
-			"match. A relative --script is resolved against the working directory;\n" +
+			"match. A relative --script is resolved against the directory git-uwf was\n" +
+			"run in ($UWF_INVOCATION_DIR; by hand: the working directory);\n" +
 			"without --script, $UWF_MOCK_SCRIPT is used.",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "script", Usage: "the mock script `FILE`"}},
 		Action: func(c *cli.Context) error {
@@ -101,7 +102,7 @@ func newCmdMock(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			path, err := agents.ResolveMockScript(c.String("script"), wd, f.Getenv)
+			path, err := agents.ResolveMockScript(c.String("script"), agentkit.InvocationDir(f.Getenv, wd), f.Getenv)
 			if err != nil {
 				return err
 			}
@@ -226,6 +227,11 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 				return cmdutil.FlagErrorf("%v", err)
 			}
 			p.Timeout, p.Env, p.NoResume = opts.timeout, f.Environ(), opts.noResume
+			wd, err := f.Getwd()
+			if err != nil {
+				return err
+			}
+			p.Dir = agentkit.InvocationDir(f.Getenv, wd)
 			return serve(c.Context, f, p, opts.protocol)
 		},
 	}

@@ -229,7 +229,9 @@ agents:
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &engine.Engine{Repo: r, Agent: cfg.ResolveAgent, Self: binary}
+	// The user runs the steps in dir: the configured relative --script
+	// resolves there.
+	eng := &engine.Engine{Repo: r, Agent: cfg.ResolveAgent, Self: binary, Invocation: dir}
 	var notes, statuses []string
 	for i := 0; i < 4; i++ {
 		res, err := eng.Step(t.Context(), id, engine.StepOptions{})

@@ -35,6 +35,9 @@ const manExtra = `
 **UWF_MOCK_SCRIPT**
 : The script of **git uwf agent mock** when **--script** is not given.
 
+**UWF_INVOCATION_DIR**
+: Set by **thread step** for every agent: the directory the step was run in. The built-in agents resolve a relative command (pipe) or **--script** (mock) against it rather than the step's directory, which thread data chooses.
+
 **UWF_SPAWN_AGENTS**
 : Set to 1, **thread step** runs the built-in agents (mock, pipe, llm) as processes of their own instead of inside its own process.
 

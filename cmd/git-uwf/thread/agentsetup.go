@@ -23,8 +23,13 @@ func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts S
 	if err != nil {
 		return nil, nil, err
 	}
+	// Relative agent commands resolve where the user runs the command.
+	wd, err := f.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
 	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
-		InProcess: agent.InProcess(f)}
+		InProcess: agent.InProcess(f), Invocation: wd}
 	if !cfg.RedactionDisabled && len(cfg.RedactPatterns) > 0 {
 		if eng.Redactor, err = agentkit.NewRedactor(cfg.RedactPatterns); err != nil {
 			return nil, nil, fmt.Errorf("redaction.patterns: %w", err)

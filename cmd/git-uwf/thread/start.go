@@ -13,6 +13,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/config"
+	"github.com/git-uwf/git-uwf/internal/workdir"
 )
 
 // StartOptions are the inputs of `thread start`.
@@ -20,6 +21,9 @@ type StartOptions struct {
 	Workflow string
 	Prompt   string
 	Cwd      string
+	// OutsideWorktree records a --cwd outside the work tree (as an
+	// absolute path) instead of refusing it.
+	OutsideWorktree bool
 }
 
 // startOutput is the machine-readable result of `thread start`.
@@ -41,7 +45,8 @@ func newCmdStart(f *cmdutil.Factory) *cli.Command {
 			"from the working directory up to the repository top, then the registry.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "the task `TEXT` (use - to read it from stdin)"},
-			&cli.StringFlag{Name: "cwd", Usage: "working `DIR` of the thread's agents (default: the current directory)"},
+			&cli.StringFlag{Name: "cwd", Usage: "working `DIR` of the thread's agents, inside the work tree; recorded relative to its top (default: the current directory)"},
+			&cli.BoolFlag{Name: workdir.OutsideFlag, Usage: "allow a --cwd outside the work tree (recorded as an absolute path; every step there needs --" + workdir.OutsideFlag + " too)"},
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -49,7 +54,8 @@ func newCmdStart(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := StartOptions{Workflow: wf, Prompt: c.String("prompt"), Cwd: c.String("cwd")}
+			opts := StartOptions{Workflow: wf, Prompt: c.String("prompt"), Cwd: c.String("cwd"),
+				OutsideWorktree: c.Bool(workdir.OutsideFlag)}
 			if opts.Prompt == "-" {
 				b, err := io.ReadAll(f.IO.In)
 				if err != nil {
@@ -78,14 +84,9 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	if err != nil {
 		return err
 	}
-	cwd := wd
-	if opts.Cwd != "" {
-		if cwd, err = cmdutil.AbsPath(f.Getwd, opts.Cwd); err != nil {
-			return err
-		}
-		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-			return fmt.Errorf("--cwd %s: not a directory", opts.Cwd)
-		}
+	cwd, err := recordCwd(repo, wd, opts)
+	if err != nil {
+		return err
 	}
 	info, err := cmdutil.ResolveWorkflow(ctx, f, repo, opts.Workflow)
 	if err != nil {
@@ -95,7 +96,7 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	if err != nil {
 		return err
 	}
-	t, err := repo.StartThread(ctx, info, prompt, filepath.Clean(cwd))
+	t, err := repo.StartThread(ctx, info, prompt, cwd)
 	if err != nil {
 		return err
 	}
@@ -112,6 +113,34 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 		}
 		return nil
 	})
+}
+
+// recordCwd returns the directory the thread records: --cwd (or the
+// working directory) relative to the top of the work tree, so that every
+// clone runs the thread in its own copy of it. A --cwd outside the work
+// tree is refused unless --outside-worktree is given.
+func recordCwd(repo *chain.Repo, wd string, opts StartOptions) (string, error) {
+	top := repo.Info.WorkTree
+	if opts.Cwd == "" {
+		if rel, ok := workdir.Relative(top, wd); ok {
+			return rel, nil
+		}
+		// A bare repository, or a work tree chosen with GIT_WORK_TREE
+		// elsewhere: the thread works at the top.
+		return workdir.Top, nil
+	}
+	dir := opts.Cwd
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(wd, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("--cwd %s: not a directory", opts.Cwd)
+	}
+	rec, err := workdir.Record(top, dir, opts.OutsideWorktree)
+	if err != nil {
+		return "", fmt.Errorf("--cwd %s: %w", opts.Cwd, err)
+	}
+	return rec, nil
 }
 
 // redactPrompt scrubs secrets from a task before it is stored: threads are

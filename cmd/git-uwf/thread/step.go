@@ -11,6 +11,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/internal/workdir"
 )
 
 // DefaultMaxSteps guards --until-done against workflows that loop forever.
@@ -27,12 +28,18 @@ type StepOptions struct {
 	Verbose   bool
 	Resume    bool
 	Prompt    string
+	// Cwd replaces the thread's directory for this run; OutsideWorktree
+	// allows one outside the local work tree.
+	Cwd             string
+	OutsideWorktree bool
 }
 
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "agent", Usage: "agent `COMMAND` line or configured alias (overrides the configuration)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "kill the agent after `DURATION` (default: configured, else 30m)"},
+		&cli.StringFlag{Name: "cwd", Usage: "run in `DIR` (inside the work tree) instead of the thread's recorded directory, for this run"},
+		&cli.BoolFlag{Name: workdir.OutsideFlag, Usage: "allow the thread's directory (recorded or --cwd) to be outside the work tree, for this run"},
 		cmdutil.FormatFlag(),
 	}
 }
@@ -54,7 +61,8 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
-				MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c)}
+				MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c),
+				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag)}
 			if opts.Count < 1 {
 				return cmdutil.FlagErrorf("--count must be a positive number")
 			}
@@ -87,7 +95,8 @@ func newCmdResume(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: 1, Timeout: c.Duration("timeout"),
-				Verbose: verbose(c), Resume: true, Prompt: c.String("prompt")}
+				Verbose: verbose(c), Resume: true, Prompt: c.String("prompt"),
+				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag)}
 			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err
@@ -130,7 +139,8 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	var results []*engine.Result
 	var stepErr error
 	for i := 0; i < opts.Count; i++ {
-		res, err := eng.Step(ctx, id, engine.StepOptions{Agent: override, Resume: opts.Resume && i == 0, ResumePrompt: opts.Prompt})
+		res, err := eng.Step(ctx, id, engine.StepOptions{Agent: override, Resume: opts.Resume && i == 0, ResumePrompt: opts.Prompt,
+			Cwd: opts.Cwd, OutsideWorktree: opts.OutsideWorktree})
 		if err != nil {
 			stepErr = err
 			break

@@ -2,6 +2,8 @@ package thread_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +171,70 @@ func TestBadFlagValues(t *testing.T) {
 		if r.Code != 2 || !strings.Contains(r.Err, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", tt.args, r.Code, r.Err, tt.want)
 		}
+	}
+}
+
+// TestStartRecordsRelativeCwd: start records the thread's directory from
+// the top of the work tree, and refuses one outside it unless asked.
+func TestStartRecordsRelativeCwd(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	repo := chaintest.Open(t, dir)
+	if _, _, err := repo.RegisterWorkflow(t.Context(), chaintest.Workflow(t, "loop", loop)); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "pkg", "api"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "away")); err != nil {
+		t.Fatal(err)
+	}
+	realOutside, err := filepath.EvalSymlinks(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		in     string // where the command runs, relative to dir
+		args   []string
+		want   string // the recorded cwd; "" when refused
+		errHas string
+	}{
+		{name: "top", in: ".", want: "."},
+		{name: "subdirectory", in: "pkg/api", want: "pkg/api"},
+		{name: "relative --cwd", in: "pkg", args: []string{"--cwd", "api"}, want: "pkg/api"},
+		{name: "absolute --cwd inside", in: ".", args: []string{"--cwd", filepath.Join(dir, "pkg")}, want: "pkg"},
+		{name: "--cwd up to the top", in: "pkg/api", args: []string{"--cwd", "../.."}, want: "."},
+		{name: "--cwd outside", in: ".", args: []string{"--cwd", outside}, errHas: "outside the work tree"},
+		{name: "--cwd above the top", in: ".", args: []string{"--cwd", ".."}, errHas: "--outside-worktree"},
+		{name: "--cwd through a link out", in: ".", args: []string{"--cwd", "away"}, errHas: "outside the work tree"},
+		{name: "--cwd missing", in: ".", args: []string{"--cwd", "nope"}, errHas: "not a directory"},
+		{name: "--cwd outside with consent", in: ".", args: []string{"--cwd", outside, "--outside-worktree"}, want: realOutside},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"thread", "start", "loop", "-p", "task", "--format", "json"}, tt.args...)
+			r := cmdtest.Run(t, filepath.Join(dir, tt.in), now, args...)
+			if tt.errHas != "" {
+				if r.Code != 1 || !strings.Contains(r.Err, tt.errHas) {
+					t.Fatalf("exit %d, stderr %q; want exit 1 with %q", r.Code, r.Err, tt.errHas)
+				}
+				return
+			}
+			if r.Code != 0 {
+				t.Fatalf("exit %d: %s", r.Code, r.Err)
+			}
+			var started struct{ Thread chain.ThreadID }
+			if err := json.Unmarshal([]byte(r.Out), &started); err != nil {
+				t.Fatal(err)
+			}
+			th, err := repo.Thread(t.Context(), started.Thread)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if th.Start.Cwd != tt.want {
+				t.Errorf("recorded cwd %q, want %q", th.Start.Cwd, tt.want)
+			}
+		})
 	}
 }
