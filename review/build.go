@@ -1,0 +1,393 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-uwf/git-uwf/chain"
+)
+
+// Options select what Build reviews.
+type Options struct {
+	// Range is a git revision range ("main..HEAD", "A...B"), a single
+	// revision R meaning R..HEAD, or "" for HEAD against the merge base
+	// with its upstream.
+	Range string
+	// Remote, when set, is the remote a reviewer fetches threads from:
+	// every thread holding a step of the range must be there (git
+	// ls-remote, one network round trip).
+	Remote string
+}
+
+// windowSlack widens a step's [started, completed] window when matching a
+// code commit's author time (whole seconds) against it.
+const windowSlack = 2 * time.Second
+
+// builder holds what one Build has read.
+type builder struct {
+	repo     *chain.Repo
+	lines    map[chain.ThreadID]*line
+	families map[plumbing.Hash]*family // by the start commit
+	missing  map[string]error          // thread ids that do not resolve
+}
+
+// line is one thread ref and its chain.
+type line struct {
+	id      chain.ThreadID
+	thread  *chain.Thread
+	entries []*chain.Entry
+	index   map[plumbing.Hash]int // commit → position in entries
+	family  *family
+}
+
+// family is every thread that shares a start commit (a thread and its forks).
+type family struct {
+	start plumbing.Hash
+	lines []*line // by id
+}
+
+// Build reads the range and resolves every trailer. Errors are for a range
+// that cannot be read (wrapping ErrBadRange) and failures of git itself;
+// what a reviewer could not follow is in Report.Problems.
+func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error) {
+	b := &builder{repo: repo, lines: map[chain.ThreadID]*line{}, families: map[plumbing.Hash]*family{}, missing: map[string]error{}}
+	s, err := resolveRange(ctx, repo.Git, opts.Range)
+	if err != nil {
+		return nil, err
+	}
+	commits, err := b.readLog(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Range: s.Display, Commits: make([]Commit, 0, len(commits)), Threads: []Thread{}, Problems: []Problem{}}
+	held := map[plumbing.Hash][]string{} // step commit → code commits naming it
+	var order []*line                    // lines in order of first appearance
+	for _, cc := range commits {
+		c := Commit{Commit: cc.Commit, Short: shortID(cc.Commit), Subject: cc.Subject, Author: cc.Author, Time: cc.Time, Steps: []StepLink{}}
+		for _, v := range cc.Values {
+			link, ln, e := b.resolve(ctx, v, cc.Time)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			c.Steps = append(c.Steps, link)
+			if e == nil {
+				rep.Problems = append(rep.Problems, Problem{Commit: cc.Commit, Message: link.Error})
+				continue
+			}
+			if !slices.Contains(order, ln) {
+				order = append(order, ln)
+			}
+			if !slices.Contains(held[e.Commit], cc.Commit) {
+				held[e.Commit] = append(held[e.Commit], cc.Commit)
+			}
+		}
+		c.NoStep = !slices.ContainsFunc(c.Steps, StepLink.Resolved)
+		rep.Commits = append(rep.Commits, c)
+	}
+	for _, ln := range order {
+		t, err := b.threadOf(ctx, ln, held)
+		if err != nil {
+			return nil, err
+		}
+		rep.Threads = append(rep.Threads, t)
+	}
+	rep.Problems = append(rep.Problems, orderProblems(rep)...)
+	if opts.Remote != "" {
+		probs, err := b.checkRemote(ctx, opts.Remote, order, held)
+		if err != nil {
+			return nil, err
+		}
+		rep.Remote = opts.Remote
+		rep.Problems = append(rep.Problems, probs...)
+	}
+	rep.summarize()
+	return rep, nil
+}
+
+func (r *Report) summarize() {
+	s := Summary{Commits: len(r.Commits), Threads: len(r.Threads), Problems: len(r.Problems)}
+	for _, c := range r.Commits {
+		if c.NoStep {
+			s.WithoutStep++
+		} else {
+			s.WithStep++
+		}
+	}
+	for _, t := range r.Threads {
+		for _, st := range t.Path {
+			if st.Committed {
+				s.Steps++
+			}
+		}
+	}
+	r.Summary = s
+}
+
+// resolve follows one trailer value of a code commit made at t. It returns
+// the link, and the line and entry of the step when it resolves.
+func (b *builder) resolve(ctx context.Context, v string, t time.Time) (StepLink, *line, *chain.Entry) {
+	link := StepLink{Trailer: v}
+	fail := func(err error) (StepLink, *line, *chain.Entry) {
+		link.Error = err.Error()
+		return link, nil, nil
+	}
+	ref, err := parseTrailer(v)
+	if err != nil {
+		return fail(err)
+	}
+	var (
+		ln *line
+		e  *chain.Entry
+	)
+	if ref.Alias != "" {
+		ln, e, err = b.byAlias(ctx, ref.Alias)
+	} else {
+		ln, e, link.Note, err = b.byHead(ctx, ref, t)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("%s trailer %q: %w", chain.StepTrailer, v, err))
+	}
+	link.Thread, link.Step, link.Alias = string(ln.id), ln.index[e.Commit], string(e.Node.Alias)
+	if e.Step != nil {
+		link.Role = e.Step.Role
+	}
+	return link, ln, e
+}
+
+// byAlias resolves a step alias (or prefix) to its entry and a line holding it.
+func (b *builder) byAlias(ctx context.Context, alias string) (*line, *chain.Entry, error) {
+	e, err := b.repo.FindStep(ctx, alias)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.Kind != chain.KindStep {
+		return nil, nil, fmt.Errorf("%s is a %s commit, not a step", alias, e.Kind)
+	}
+	ids, err := b.threadsContaining(ctx, e.Commit)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, id := range ids {
+		ln, err := b.line(ctx, string(id))
+		if err == nil {
+			if _, ok := ln.index[e.Commit]; ok {
+				return ln, e, nil
+			}
+		}
+	}
+	return nil, nil, fmt.Errorf("step %s is on no thread of this repository", e.Node.Alias)
+}
+
+// byHead resolves <thread>@<head>: the step that continued head, on the
+// thread or, when a sync forked the thread, on the line that holds it.
+func (b *builder) byHead(ctx context.Context, ref trailerRef, t time.Time) (*line, *chain.Entry, string, error) {
+	ln, err := b.line(ctx, ref.Thread)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	type candidate struct {
+		e     *chain.Entry
+		lines []*line
+	}
+	var cands []*candidate
+	for _, fl := range ln.family.lines {
+		for _, e := range fl.entries {
+			if e.Kind != chain.KindStep || !strings.HasPrefix(e.Parent.String(), ref.Head) {
+				continue
+			}
+			i := slices.IndexFunc(cands, func(c *candidate) bool { return c.e.Commit == e.Commit })
+			if i < 0 {
+				cands = append(cands, &candidate{e: e})
+				i = len(cands) - 1
+			}
+			cands[i].lines = append(cands[i].lines, fl)
+		}
+	}
+	if len(cands) == 0 {
+		return nil, nil, "", b.noStep(ctx, ln, ref.Head)
+	}
+	pick, note := cands[0], ""
+	if len(cands) > 1 {
+		var fit []*candidate
+		for _, c := range cands {
+			if inWindow(c.e, t) {
+				fit = append(fit, c)
+			}
+		}
+		if len(fit) == 1 {
+			pick = fit[0]
+		} else {
+			if len(fit) > 1 {
+				cands = fit
+			}
+			for _, c := range cands {
+				if slices.Contains(c.lines, ln) {
+					pick = c
+					break
+				}
+			}
+			note = fmt.Sprintf("ambiguous: %d steps continue %s and the commit's time does not tell them apart; showing the one on %s", len(cands), ref.Head, pick.lines[0].id)
+		}
+	}
+	holder := pick.lines[0]
+	if slices.Contains(pick.lines, ln) {
+		holder = ln
+	} else if note == "" {
+		note = fmt.Sprintf("the trailer names thread %s; this step is on %s, the line a sync kept it on", ln.id, holder.id)
+	}
+	return holder, pick.e, note, nil
+}
+
+// inWindow reports whether a code commit made at t falls within the
+// step's run.
+func inWindow(e *chain.Entry, t time.Time) bool {
+	if e.Step == nil || e.Step.StartedAtMs == 0 {
+		return false
+	}
+	from := time.UnixMilli(e.Step.StartedAtMs).Add(-windowSlack)
+	to := time.UnixMilli(e.Step.CompletedAtMs).Add(windowSlack)
+	return !t.Before(from) && !t.After(to)
+}
+
+// noStep explains why no step continues head on ln's family.
+func (b *builder) noStep(ctx context.Context, ln *line, head string) error {
+	for _, fl := range ln.family.lines {
+		atts, err := b.repo.Attempts(ctx, fl.thread, false)
+		if err != nil {
+			continue
+		}
+		for _, a := range atts {
+			if strings.HasPrefix(a.Head.String(), head) {
+				return fmt.Errorf("the step failed: thread %s recorded a failed attempt of %s on %s (%s): %w",
+					fl.id, a.Node.Role, shortID(a.Head.String()), clip(oneLine(a.Node.Error), 100), chain.ErrUnknownStep)
+			}
+		}
+	}
+	for _, fl := range ln.family.lines {
+		for _, e := range fl.entries {
+			if strings.HasPrefix(e.Commit.String(), head) {
+				return fmt.Errorf("thread %s has no step on top of %s yet (the step is still running, or was recorded in a clone that has not pushed it): %w",
+					ln.id, shortID(e.Commit.String()), chain.ErrUnknownStep)
+			}
+		}
+	}
+	return fmt.Errorf("thread %s has no commit %s (the step was recorded on a line this repository has not fetched): %w", ln.id, head, chain.ErrUnknownStep)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// line loads a thread by id or prefix, with its chain and its family.
+func (b *builder) line(ctx context.Context, idOrPrefix string) (*line, error) {
+	if err, ok := b.missing[idOrPrefix]; ok {
+		return nil, err
+	}
+	id, err := b.repo.ResolveThread(ctx, idOrPrefix)
+	if err != nil {
+		if errors.Is(err, chain.ErrUnknownThread) {
+			err = b.missingThread(ctx, idOrPrefix)
+		}
+		b.missing[idOrPrefix] = err
+		return nil, err
+	}
+	if ln, ok := b.lines[id]; ok {
+		return ln, nil
+	}
+	ln, err := b.loadLine(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	start := ln.entries[0].Commit
+	if f, ok := b.families[start]; ok {
+		ln.family = f
+		return ln, nil
+	}
+	f := &family{start: start}
+	b.families[start] = f
+	ids, err := b.threadsContaining(ctx, start)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(ids, id) {
+		ids = append(ids, id)
+		slices.Sort(ids)
+	}
+	for _, other := range ids {
+		ol := ln
+		if other != id {
+			if ol, err = b.loadLine(ctx, other); err != nil {
+				continue // a damaged fork does not stop the review
+			}
+		}
+		ol.family = f
+		f.lines = append(f.lines, ol)
+	}
+	return ln, nil
+}
+
+// loadLine reads a thread and its chain.
+func (b *builder) loadLine(ctx context.Context, id chain.ThreadID) (*line, error) {
+	if ln, ok := b.lines[id]; ok {
+		return ln, nil
+	}
+	t, err := b.repo.Thread(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := b.repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return nil, fmt.Errorf("thread %s: %w", id, err)
+	}
+	ln := &line{id: id, thread: t, entries: entries, index: make(map[plumbing.Hash]int, len(entries))}
+	for i, e := range entries {
+		ln.index[e.Commit] = i
+	}
+	b.lines[id] = ln
+	return ln, nil
+}
+
+// threadsContaining lists the threads whose head has commit in its history.
+func (b *builder) threadsContaining(ctx context.Context, commit plumbing.Hash) ([]chain.ThreadID, error) {
+	out, err := b.repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", "--contains", commit.String(), chain.ThreadsPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list the threads holding %s: %w", shortID(commit.String()), err)
+	}
+	var ids []chain.ThreadID
+	for name := range strings.FieldsSeq(out) {
+		if id, err := chain.ParseThreadID(strings.TrimPrefix(name, chain.ThreadsPrefix)); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// missingThread explains a thread id that names no local thread, and which
+// remote to fetch when a remote-tracking ref shows where it is.
+func (b *builder) missingThread(ctx context.Context, id string) error {
+	pattern := "refs/remotes/*/uwf/threads/" + id
+	if len(id) < 26 {
+		pattern += "*"
+	}
+	out, _ := b.repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", pattern)
+	for name := range strings.FieldsSeq(out) {
+		remote, _, _ := strings.Cut(strings.TrimPrefix(name, "refs/remotes/"), "/")
+		return fmt.Errorf("thread %s is not here but remote %s has it: run git uwf fetch %s: %w", id, remote, remote, chain.ErrUnknownThread)
+	}
+	remotes, _ := b.repo.Git.Output(ctx, "remote")
+	names := strings.Fields(remotes)
+	switch len(names) {
+	case 0:
+		return fmt.Errorf("thread %s is not in this repository (and no remote is configured to fetch it from): %w", id, chain.ErrUnknownThread)
+	case 1:
+		return fmt.Errorf("thread %s is not in this repository: if it was pushed, run git uwf fetch %s: %w", id, names[0], chain.ErrUnknownThread)
+	}
+	return fmt.Errorf("thread %s is not in this repository: fetch it from the remote that has it (git uwf fetch <remote>; remotes: %s): %w", id, strings.Join(names, ", "), chain.ErrUnknownThread)
+}
