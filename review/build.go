@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -65,9 +66,13 @@ func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := b.prefetch(ctx, commits); err != nil {
+		return nil, err
+	}
 	rep := &Report{Range: s.Display, Commits: make([]Commit, 0, len(commits)), Threads: []Thread{}, Problems: []Problem{}}
 	held := map[plumbing.Hash][]string{} // step commit → code commits naming it
 	var order []*line                    // lines in order of first appearance
+	namedAs := map[*line][]string{}
 	for _, cc := range commits {
 		c := Commit{Commit: cc.Commit, Short: shortID(cc.Commit), Subject: cc.Subject, Author: cc.Author, Time: cc.Time, Steps: []StepLink{}}
 		for _, v := range cc.Values {
@@ -80,6 +85,9 @@ func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error)
 				rep.Problems = append(rep.Problems, Problem{Commit: cc.Commit, Message: link.Error})
 				continue
 			}
+			if link.Named != "" && !slices.Contains(namedAs[ln], link.Named) {
+				namedAs[ln] = append(namedAs[ln], link.Named)
+			}
 			if !slices.Contains(order, ln) {
 				order = append(order, ln)
 			}
@@ -91,7 +99,7 @@ func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error)
 		rep.Commits = append(rep.Commits, c)
 	}
 	for _, ln := range order {
-		t, err := b.threadOf(ctx, ln, held)
+		t, err := b.threadOf(ctx, ln, held, namedAs[ln])
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +156,7 @@ func (b *builder) resolve(ctx context.Context, v string, t time.Time) (StepLink,
 	if ref.Alias != "" {
 		ln, e, err = b.byAlias(ctx, ref.Alias)
 	} else {
-		ln, e, link.Note, err = b.byHead(ctx, ref, t)
+		ln, e, link.Note, err = b.byHead(ctx, ref, t, &link.Named)
 	}
 	if err != nil {
 		return fail(fmt.Errorf("%s trailer %q: %w", chain.StepTrailer, v, err))
@@ -169,7 +177,7 @@ func (b *builder) byAlias(ctx context.Context, alias string) (*line, *chain.Entr
 	if e.Kind != chain.KindStep {
 		return nil, nil, fmt.Errorf("%s is a %s commit, not a step", alias, e.Kind)
 	}
-	ids, err := b.threadsContaining(ctx, e.Commit)
+	ids, err := b.threadsContaining(ctx, e.Commit.String())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +185,7 @@ func (b *builder) byAlias(ctx context.Context, alias string) (*line, *chain.Entr
 		ln, err := b.line(ctx, string(id))
 		if err == nil {
 			if _, ok := ln.index[e.Commit]; ok {
-				return ln, e, nil
+				return ln, e, b.familyOf(ctx, ln)
 			}
 		}
 	}
@@ -186,9 +194,13 @@ func (b *builder) byAlias(ctx context.Context, alias string) (*line, *chain.Entr
 
 // byHead resolves <thread>@<head>: the step that continued head, on the
 // thread or, when a sync forked the thread, on the line that holds it.
-func (b *builder) byHead(ctx context.Context, ref trailerRef, t time.Time) (*line, *chain.Entry, string, error) {
+// named is set to the trailer's thread when the step is on another line.
+func (b *builder) byHead(ctx context.Context, ref trailerRef, t time.Time, named *string) (*line, *chain.Entry, string, error) {
 	ln, err := b.line(ctx, ref.Thread)
 	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := b.familyOf(ctx, ln); err != nil {
 		return nil, nil, "", err
 	}
 	type candidate struct {
@@ -239,6 +251,7 @@ func (b *builder) byHead(ctx context.Context, ref trailerRef, t time.Time) (*lin
 	if slices.Contains(pick.lines, ln) {
 		holder = ln
 	} else if note == "" {
+		*named = string(ln.id)
 		note = fmt.Sprintf("the trailer names thread %s; this step is on %s, the line a sync kept it on", ln.id, holder.id)
 	}
 	return holder, pick.e, note, nil
@@ -284,7 +297,61 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// line loads a thread by id or prefix, with its chain and its family.
+// prefetch loads, before any trailer is resolved, every thread the
+// trailers name and every fork of those threads: the forks come from one
+// git for-each-ref --contains over all their start commits, however many
+// threads the range touches.
+func (b *builder) prefetch(ctx context.Context, commits []codeCommit) error {
+	var starts []string
+	seen := map[string]bool{}
+	for _, cc := range commits {
+		for _, v := range cc.Values {
+			ref, err := parseTrailer(v)
+			if err != nil || ref.Thread == "" || seen[ref.Thread] {
+				continue
+			}
+			seen[ref.Thread] = true
+			ln, err := b.line(ctx, ref.Thread)
+			if err != nil || ln.family != nil {
+				continue
+			}
+			start := ln.entries[0].Commit
+			if _, ok := b.families[start]; !ok {
+				b.families[start] = &family{start: start}
+				starts = append(starts, start.String())
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	ids, err := b.threadsContaining(ctx, starts...)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		_, _ = b.loadLine(ctx, id) // a damaged fork does not stop the review
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.lines)) {
+		ln := b.lines[id]
+		if ln.family == nil {
+			if f, ok := b.families[ln.entries[0].Commit]; ok {
+				f.add(ln)
+			}
+		}
+	}
+	return nil
+}
+
+// add puts ln into the family, keeping the lines ordered by id.
+func (f *family) add(ln *line) {
+	ln.family = f
+	f.lines = append(f.lines, ln)
+	slices.SortFunc(f.lines, func(a, b *line) int { return strings.Compare(string(a.id), string(b.id)) })
+}
+
+// line returns a thread by id or prefix, with its chain, and its family
+// once prefetch or familyOf has found it.
 func (b *builder) line(ctx context.Context, idOrPrefix string) (*line, error) {
 	if err, ok := b.missing[idOrPrefix]; ok {
 		return nil, err
@@ -297,39 +364,37 @@ func (b *builder) line(ctx context.Context, idOrPrefix string) (*line, error) {
 		b.missing[idOrPrefix] = err
 		return nil, err
 	}
-	if ln, ok := b.lines[id]; ok {
-		return ln, nil
-	}
-	ln, err := b.loadLine(ctx, id)
-	if err != nil {
-		return nil, err
+	return b.loadLine(ctx, id)
+}
+
+// familyOf makes sure ln's family is known (for lines prefetch did not
+// see, such as those found through a step alias).
+func (b *builder) familyOf(ctx context.Context, ln *line) error {
+	if ln.family != nil {
+		return nil
 	}
 	start := ln.entries[0].Commit
-	if f, ok := b.families[start]; ok {
-		ln.family = f
-		return ln, nil
-	}
-	f := &family{start: start}
-	b.families[start] = f
-	ids, err := b.threadsContaining(ctx, start)
-	if err != nil {
-		return nil, err
-	}
-	if !slices.Contains(ids, id) {
-		ids = append(ids, id)
-		slices.Sort(ids)
-	}
-	for _, other := range ids {
-		ol := ln
-		if other != id {
-			if ol, err = b.loadLine(ctx, other); err != nil {
-				continue // a damaged fork does not stop the review
-			}
+	f, ok := b.families[start]
+	if !ok {
+		f = &family{start: start}
+		b.families[start] = f
+		ids, err := b.threadsContaining(ctx, start.String())
+		if err != nil {
+			return err
 		}
-		ol.family = f
-		f.lines = append(f.lines, ol)
+		for _, id := range ids {
+			_, _ = b.loadLine(ctx, id)
+		}
 	}
-	return ln, nil
+	for _, id := range slices.Sorted(maps.Keys(b.lines)) {
+		if other := b.lines[id]; other.family == nil && other.entries[0].Commit == start {
+			f.add(other)
+		}
+	}
+	if ln.family == nil { // its ref moved away from start since it was read
+		f.add(ln)
+	}
+	return nil
 }
 
 // loadLine reads a thread and its chain.
@@ -353,11 +418,16 @@ func (b *builder) loadLine(ctx context.Context, id chain.ThreadID) (*line, error
 	return ln, nil
 }
 
-// threadsContaining lists the threads whose head has commit in its history.
-func (b *builder) threadsContaining(ctx context.Context, commit plumbing.Hash) ([]chain.ThreadID, error) {
-	out, err := b.repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", "--contains", commit.String(), chain.ThreadsPrefix)
+// threadsContaining lists the threads whose head has any of commits in its
+// history, with one git for-each-ref.
+func (b *builder) threadsContaining(ctx context.Context, commits ...string) ([]chain.ThreadID, error) {
+	args := []string{"for-each-ref", "--format=%(refname)"}
+	for _, c := range commits {
+		args = append(args, "--contains", c)
+	}
+	out, err := b.repo.Git.Output(ctx, append(args, chain.ThreadsPrefix)...)
 	if err != nil {
-		return nil, fmt.Errorf("list the threads holding %s: %w", shortID(commit.String()), err)
+		return nil, fmt.Errorf("list the threads holding %s: %w", shortID(commits[0]), err)
 	}
 	var ids []chain.ThreadID
 	for name := range strings.FieldsSeq(out) {

@@ -63,6 +63,9 @@ func writeThread(b *strings.Builder, t Thread) {
 	for l := range strings.SplitSeq(strings.TrimRight(t.Task, "\n"), "\n") {
 		fmt.Fprintf(b, "> %s\n", l)
 	}
+	for _, n := range t.NamedAs {
+		fmt.Fprintf(b, "\nThe trailers name thread `%s`; a sync kept these steps on this line, a fork of it.\n", n)
+	}
 	b.WriteString("\nPath: ")
 	for i, st := range t.Path {
 		if i > 0 {
@@ -87,7 +90,7 @@ func writeThread(b *strings.Builder, t Thread) {
 		fmt.Fprintf(b, "- failed attempt after step %d: %s by `%s`%s: %s\n", a.After, orDash(a.Role), a.Agent, phase(a.Phase), inline(a.Error))
 	}
 	for _, f := range t.Forks {
-		fmt.Fprintf(b, "- fork `%s`: %s, %d shared with this thread\n", f.Thread, plural(f.Steps, "step"), f.Shared)
+		fmt.Fprintf(b, "- other line `%s`: %s, %d shared with this one\n", f.Thread, plural(f.Steps, "step"), f.Shared)
 	}
 	if len(t.FailedAttempts)+len(t.Forks) > 0 {
 		b.WriteString("\n")
@@ -102,7 +105,7 @@ func writeThread(b *strings.Builder, t Thread) {
 func writeStep(b *strings.Builder, st Step) {
 	shorts := make([]string, len(st.CodeCommits))
 	for i, c := range st.CodeCommits {
-		shorts[i] = "`" + shortID(c) + "`"
+		shorts[i] = "<code>" + shortID(c) + "</code>"
 	}
 	fmt.Fprintf(b, "<details><summary>Step %d · <b>%s</b> · %s · <code>%s</code> → %s</summary>\n\n",
 		st.Index, html(st.Role), html(orDash(st.Status)), st.Short, strings.Join(shorts, ", "))

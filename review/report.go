@@ -48,6 +48,9 @@ type StepLink struct {
 	Step   int    `json:"step,omitempty"`
 	Alias  string `json:"alias,omitempty"`
 	Role   string `json:"role,omitempty"`
+	// Named is the thread the trailer names when a sync kept the step on
+	// another line (a fork of it).
+	Named string `json:"named,omitempty"`
 	// Note explains a resolution that was not direct (a fork, an ambiguity).
 	Note string `json:"note,omitempty"`
 	// Error says why the trailer resolves to no step.
@@ -64,6 +67,9 @@ type Thread struct {
 	Status   string `json:"status"`
 	Task     string `json:"task"`
 	Head     string `json:"head"`
+	// NamedAs are the threads the range's trailers name for steps of this
+	// line, when that is not the line itself (it is a fork made by a sync).
+	NamedAs []string `json:"namedAs,omitempty"`
 	// Path is the whole chain after the start, the steps that committed
 	// code in the range marked.
 	Path           []Step    `json:"path"`

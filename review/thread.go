@@ -13,10 +13,10 @@ import (
 
 // threadOf renders a line: its task, its whole path with the steps that
 // committed marked, its failed attempts and its forks.
-func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash][]string) (Thread, error) {
+func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash][]string, namedAs []string) (Thread, error) {
 	t := ln.thread
 	out := Thread{Thread: string(ln.id), Task: t.Start.Prompt, Head: t.Head.Commit.String(),
-		Path: make([]Step, 0, len(ln.entries)), FailedAttempts: []Attempt{}, Forks: []Fork{}}
+		Path: make([]Step, 0, len(ln.entries)), FailedAttempts: []Attempt{}, Forks: []Fork{}, NamedAs: namedAs}
 	if t.Workflow != nil {
 		out.Workflow = t.Workflow.Name
 	}
