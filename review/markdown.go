@@ -21,7 +21,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Commits) > 0 {
 		b.WriteString("| commit | subject | step |\n|---|---|---|\n")
 		for _, c := range r.Commits {
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Short, cell(c.Subject), cell(stepCell(c)))
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Short, cell(c.Subject), stepCell(c))
 		}
 		b.WriteString("\n")
 	}
@@ -39,7 +39,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// stepCell names the steps of a commit for the commit table.
+// stepCell names the steps of a commit for the commit table (cell-safe).
 func stepCell(c Commit) string {
 	if len(c.Steps) == 0 {
 		return "**no step**"
@@ -47,10 +47,10 @@ func stepCell(c Commit) string {
 	var parts []string
 	for _, l := range c.Steps {
 		if !l.Resolved() {
-			parts = append(parts, "**unresolved** `"+l.Trailer+"`")
+			parts = append(parts, "**unresolved** "+tableCode(l.Trailer))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s step %d · %s (`%s`)", shortThread(l.Thread), l.Step, l.Role, shortAlias(l.Alias)))
+		parts = append(parts, fmt.Sprintf("%s step %d · %s (`%s`)", shortThread(l.Thread), l.Step, cell(l.Role), shortAlias(l.Alias)))
 	}
 	if c.NoStep {
 		parts = append([]string{"**no step**"}, parts...)
@@ -61,7 +61,7 @@ func stepCell(c Commit) string {
 func writeThread(b *strings.Builder, t Thread) {
 	fmt.Fprintf(b, "### Thread `%s` · %s · %s\n\n", t.Thread, orDash(t.Workflow), t.Status)
 	for l := range strings.SplitSeq(strings.TrimRight(t.Task, "\n"), "\n") {
-		fmt.Fprintf(b, "> %s\n", l)
+		fmt.Fprintf(b, "> %s\n", quoteLine(l))
 	}
 	for _, n := range t.NamedAs {
 		fmt.Fprintf(b, "\nThe trailers name thread `%s`; a sync kept these steps on this line, a fork of it.\n", n)
@@ -87,7 +87,7 @@ func writeThread(b *strings.Builder, t Thread) {
 	}
 	b.WriteString("\n\n")
 	for _, a := range t.FailedAttempts {
-		fmt.Fprintf(b, "- failed attempt after step %d: %s by `%s`%s: %s\n", a.After, orDash(a.Role), a.Agent, phase(a.Phase), inline(a.Error))
+		fmt.Fprintf(b, "- failed attempt after step %d: %s by %s%s: %s\n", a.After, inline(orDash(a.Role)), code(a.Agent), phase(a.Phase), inline(a.Error))
 	}
 	for _, f := range t.Forks {
 		fmt.Fprintf(b, "- other line `%s`: %s, %d shared with this one\n", f.Thread, plural(f.Steps, "step"), f.Shared)
@@ -109,7 +109,7 @@ func writeStep(b *strings.Builder, st Step) {
 	}
 	fmt.Fprintf(b, "<details><summary>Step %d · <b>%s</b> · %s · <code>%s</code> → %s</summary>\n\n",
 		st.Index, html(st.Role), html(orDash(st.Status)), st.Short, strings.Join(shorts, ", "))
-	fmt.Fprintf(b, "- step `%s`, commit `%s`, agent `%s`", st.Alias, shortID(st.Commit), inline(st.Agent))
+	fmt.Fprintf(b, "- step `%s`, commit `%s`, agent %s", st.Alias, shortID(st.Commit), code(st.Agent))
 	if st.DurationMs > 0 {
 		fmt.Fprintf(b, ", %.1f s", float64(st.DurationMs)/1000)
 	}
@@ -117,7 +117,7 @@ func writeStep(b *strings.Builder, st Step) {
 	if st.Instruction != "" {
 		b.WriteString("- instruction:\n\n")
 		for l := range strings.SplitSeq(strings.TrimRight(st.Instruction, "\n"), "\n") {
-			fmt.Fprintf(b, "  > %s\n", l)
+			fmt.Fprintf(b, "  > %s\n", quoteLine(l))
 		}
 		b.WriteString("\n")
 	}
@@ -125,7 +125,7 @@ func writeStep(b *strings.Builder, st Step) {
 	if len(fields) > 0 {
 		b.WriteString("| field | value |\n|---|---|\n")
 		for _, k := range fields {
-			fmt.Fprintf(b, "| `%s` | %s |\n", cell(k), cell(clip(fmt.Sprint(st.Output[k]), 300)))
+			fmt.Fprintf(b, "| %s | %s |\n", tableCode(k), cell(clip(fmt.Sprint(st.Output[k]), 300)))
 		}
 		b.WriteString("\n")
 	}
@@ -143,7 +143,34 @@ func phase(p string) string {
 	if p == "" {
 		return ""
 	}
-	return " (" + p + ")"
+	return " (" + inline(p) + ")"
+}
+
+// tableCode is code for a table cell: pipes escaped, as GFM tables want
+// even inside code spans.
+func tableCode(s string) string {
+	return code(strings.ReplaceAll(s, "|", `\|`))
+}
+
+// code renders text from the repository (fetched data) as inline code that
+// cannot close itself early or break the line.
+func code(s string) string {
+	s = oneLine(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return fence + pad + s + pad + fence
+}
+
+// quoteLine keeps a line of a blockquote from opening HTML (a task or an
+// instruction may hold anything).
+func quoteLine(s string) string {
+	return strings.ReplaceAll(s, "<", "&lt;")
 }
 
 func plural(n int, what string) string {

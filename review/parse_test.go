@@ -131,3 +131,32 @@ func FuzzParseLog(f *testing.F) {
 		}
 	})
 }
+
+func TestMarkdownKeepsFetchedTextInItsPlace(t *testing.T) {
+	r := &Report{Range: "main..HEAD", Commits: []Commit{{Short: "abc", Subject: "a | b <details>", NoStep: true,
+		Steps: []StepLink{{Trailer: "x`y|z", Error: "bad"}}}},
+		Threads: []Thread{{Thread: "T", Task: "line one\n</details><script>", Path: []Step{{Index: 1, Role: "dev<b>", Kind: "step",
+			Committed: true, CodeCommits: []string{"abc"}, Agent: "sh `x`", Instruction: "do <this>",
+			Output: map[string]any{"a|b": "c|d\ne"}, Deliverable: "```\n</details>\n```"}}}}}
+	var b strings.Builder
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| `abc` | a \\| b &lt;details> | **no step**; **unresolved** ``x`y\\|z`` |",
+		"> line one\n> &lt;/details>&lt;script>",
+		"<b>dev&lt;b&gt;</b>",
+		"agent `` sh `x` ``",
+		"  > do &lt;this>",
+		"| `a\\|b` | c\\|d e |",
+		"````markdown\n```\n</details>\n```\n````",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "</details>") != 2 { // the step's own, and the one inside the fenced deliverable
+		t.Errorf("markdown has %d </details>:\n%s", strings.Count(md, "</details>"), md)
+	}
+}
