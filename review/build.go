@@ -53,11 +53,15 @@ type family struct {
 	lines []*line // by id
 }
 
+func newBuilder(repo *chain.Repo) *builder {
+	return &builder{repo: repo, lines: map[chain.ThreadID]*line{}, families: map[plumbing.Hash]*family{}, missing: map[string]error{}}
+}
+
 // Build reads the range and resolves every trailer. Errors are for a range
 // that cannot be read (wrapping ErrBadRange) and failures of git itself;
 // what a reviewer could not follow is in Report.Problems.
 func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error) {
-	b := &builder{repo: repo, lines: map[chain.ThreadID]*line{}, families: map[plumbing.Hash]*family{}, missing: map[string]error{}}
+	b := newBuilder(repo)
 	s, err := resolveRange(ctx, repo.Git, opts.Range)
 	if err != nil {
 		return nil, err
