@@ -289,7 +289,7 @@ func (b *builder) noStep(ctx context.Context, ln *line, head string) error {
 	for _, fl := range ln.family.lines {
 		for _, e := range fl.entries {
 			if strings.HasPrefix(e.Commit.String(), head) {
-				return fmt.Errorf("thread %s has no step on top of %s yet (the step is still running, or was recorded in a clone that has not pushed it): %w",
+				return fmt.Errorf("thread %s has no step on top of %s yet (the step is still running, failed without a record, or is in a clone that has not pushed it or a fetch this repository has not made): %w",
 					ln.id, shortID(e.Commit.String()), chain.ErrUnknownStep)
 			}
 		}
