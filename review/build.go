@@ -36,6 +36,7 @@ type builder struct {
 	lines    map[chain.ThreadID]*line
 	families map[plumbing.Hash]*family // by the start commit
 	missing  map[string]error          // thread ids that do not resolve
+	byName   map[string]*line          // thread ids and prefixes as trailers spell them
 }
 
 // line is one thread ref and its chain.
@@ -54,7 +55,7 @@ type family struct {
 }
 
 func newBuilder(repo *chain.Repo) *builder {
-	return &builder{repo: repo, lines: map[chain.ThreadID]*line{}, families: map[plumbing.Hash]*family{}, missing: map[string]error{}}
+	return &builder{repo: repo, lines: map[chain.ThreadID]*line{}, families: map[plumbing.Hash]*family{}, missing: map[string]error{}, byName: map[string]*line{}}
 }
 
 // Build reads the range and resolves every trailer. Errors are for a range
@@ -360,6 +361,9 @@ func (b *builder) line(ctx context.Context, idOrPrefix string) (*line, error) {
 	if err, ok := b.missing[idOrPrefix]; ok {
 		return nil, err
 	}
+	if ln, ok := b.byName[idOrPrefix]; ok {
+		return ln, nil
+	}
 	id, err := b.repo.ResolveThread(ctx, idOrPrefix)
 	if err != nil {
 		if errors.Is(err, chain.ErrUnknownThread) {
@@ -368,7 +372,11 @@ func (b *builder) line(ctx context.Context, idOrPrefix string) (*line, error) {
 		b.missing[idOrPrefix] = err
 		return nil, err
 	}
-	return b.loadLine(ctx, id)
+	ln, err := b.loadLine(ctx, id)
+	if err == nil {
+		b.byName[idOrPrefix] = ln
+	}
+	return ln, err
 }
 
 // familyOf makes sure ln's family is known (for lines prefetch did not
