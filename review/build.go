@@ -37,6 +37,10 @@ type builder struct {
 	families map[plumbing.Hash]*family // by the start commit
 	missing  map[string]error          // thread ids that do not resolve
 	byName   map[string]*line          // thread ids and prefixes as trailers spell them
+	// remote and remoteHeads are the --remote and its threads, listed
+	// before any trailer is resolved.
+	remote      string
+	remoteHeads map[chain.ThreadID]plumbing.Hash
 }
 
 // line is one thread ref and its chain.
@@ -70,6 +74,12 @@ func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error)
 	commits, err := b.readLog(ctx, s)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Remote != "" {
+		b.remote = opts.Remote
+		if _, err := b.listRemote(ctx, opts.Remote); err != nil {
+			return nil, err
+		}
 	}
 	if err := b.prefetch(ctx, commits); err != nil {
 		return nil, err
@@ -457,6 +467,11 @@ func (b *builder) missingThread(ctx context.Context, id string) error {
 	pattern := "refs/remotes/*/uwf/threads/" + id
 	if len(id) < 26 {
 		pattern += "*"
+	}
+	for remoteID := range b.remoteHeads {
+		if strings.HasPrefix(string(remoteID), id) {
+			return fmt.Errorf("thread %s is not here but remote %s has it: run git uwf fetch %s: %w", id, b.remote, b.remote, chain.ErrUnknownThread)
+		}
 	}
 	out, _ := b.repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", pattern)
 	for name := range strings.FieldsSeq(out) {

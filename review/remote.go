@@ -14,22 +14,9 @@ import (
 // checkRemote verifies that a reviewer who fetches from remote can follow
 // every step of the range: some thread ref on the remote holds the step.
 func (b *builder) checkRemote(ctx context.Context, remote string, lines []*line, held map[plumbing.Hash][]string) ([]Problem, error) {
-	if err := uwfsync.CheckRemote(ctx, b.repo, remote); err != nil {
-		return nil, err
-	}
-	out, err := b.repo.Git.Run(ctx, nil, "ls-remote", "--refs", remote, chain.ThreadsPrefix+"*")
+	remoteHeads, err := b.listRemote(ctx, remote)
 	if err != nil {
-		return nil, fmt.Errorf("list the threads of remote %s: %w", remote, err)
-	}
-	remoteHeads := map[chain.ThreadID]plumbing.Hash{}
-	for l := range strings.SplitSeq(string(out), "\n") {
-		oid, name, ok := strings.Cut(strings.TrimSpace(l), "\t")
-		if !ok {
-			continue
-		}
-		if id, err := chain.ParseThreadID(strings.TrimPrefix(name, chain.ThreadsPrefix)); err == nil && strings.HasPrefix(name, chain.ThreadsPrefix) {
-			remoteHeads[id] = plumbing.NewHash(oid)
-		}
+		return nil, err
 	}
 	var probs []Problem
 	for _, ln := range lines {
@@ -48,6 +35,32 @@ func (b *builder) checkRemote(ctx context.Context, remote string, lines []*line,
 		}
 	}
 	return probs, nil
+}
+
+// listRemote lists the threads of remote (git ls-remote, once per Build).
+func (b *builder) listRemote(ctx context.Context, remote string) (map[chain.ThreadID]plumbing.Hash, error) {
+	if b.remoteHeads != nil {
+		return b.remoteHeads, nil
+	}
+	if err := uwfsync.CheckRemote(ctx, b.repo, remote); err != nil {
+		return nil, err
+	}
+	out, err := b.repo.Git.Run(ctx, nil, "ls-remote", "--refs", remote, chain.ThreadsPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("list the threads of remote %s: %w", remote, err)
+	}
+	heads := map[chain.ThreadID]plumbing.Hash{}
+	for l := range strings.SplitSeq(string(out), "\n") {
+		oid, name, ok := strings.Cut(strings.TrimSpace(l), "\t")
+		if !ok || !strings.HasPrefix(name, chain.ThreadsPrefix) {
+			continue
+		}
+		if id, err := chain.ParseThreadID(strings.TrimPrefix(name, chain.ThreadsPrefix)); err == nil {
+			heads[id] = plumbing.NewHash(oid)
+		}
+	}
+	b.remoteHeads = heads
+	return heads, nil
 }
 
 // onRemote returns "" when a thread on the remote holds step e of ln, and

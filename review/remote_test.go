@@ -85,4 +85,19 @@ func TestBuildRemote(t *testing.T) {
 	// After the fetch the step the last commit names (the reviewer's step,
 	// made in the other clone) exists, and everything is on the remote.
 	check("")
+
+	// A thread only the remote has: the message names the remote to fetch.
+	info, err := ro.FindWorkflow(ctx, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := ro.StartThread(ctx, info, "Another task", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := uwfsync.Push(ctx, ro, "origin", uwfsync.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.commit(t, "code of a thread not fetched", trailer(th.ID, th.Head))
+	check("thread " + string(th.ID) + " is not here but remote origin has it: run git uwf fetch origin")
 }
