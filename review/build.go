@@ -49,6 +49,7 @@ type line struct {
 	thread  *chain.Thread
 	entries []*chain.Entry
 	index   map[plumbing.Hash]int // commit → position in entries
+	parents []string              // hex of each entry's parent, for trailer prefixes
 	family  *family
 }
 
@@ -224,8 +225,8 @@ func (b *builder) byHead(ctx context.Context, ref trailerRef, t time.Time, named
 	}
 	var cands []*candidate
 	for _, fl := range ln.family.lines {
-		for _, e := range fl.entries {
-			if e.Kind != chain.KindStep || !strings.HasPrefix(e.Parent.String(), ref.Head) {
+		for k, e := range fl.entries {
+			if e.Kind != chain.KindStep || !strings.HasPrefix(fl.parents[k], ref.Head) {
 				continue
 			}
 			i := slices.IndexFunc(cands, func(c *candidate) bool { return c.e.Commit == e.Commit })
@@ -432,9 +433,10 @@ func (b *builder) loadLine(ctx context.Context, id chain.ThreadID) (*line, error
 	if err != nil {
 		return nil, fmt.Errorf("thread %s: %w", id, err)
 	}
-	ln := &line{id: id, thread: t, entries: entries, index: make(map[plumbing.Hash]int, len(entries))}
+	ln := &line{id: id, thread: t, entries: entries, index: make(map[plumbing.Hash]int, len(entries)), parents: make([]string, len(entries))}
 	for i, e := range entries {
 		ln.index[e.Commit] = i
+		ln.parents[i] = e.Parent.String()
 	}
 	b.lines[id] = ln
 	return ln, nil
