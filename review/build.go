@@ -26,6 +26,10 @@ type Options struct {
 	Remote string
 }
 
+// maxTrailersPerCommit bounds the trailers followed in one commit: a squash
+// of a long branch has tens, a message written to slow review down has more.
+const maxTrailersPerCommit = 64
+
 // windowSlack widens a step's [started, completed] window when matching a
 // code commit's author time (whole seconds) against it.
 const windowSlack = 2 * time.Second
@@ -41,6 +45,28 @@ type builder struct {
 	// before any trailer is resolved.
 	remote      string
 	remoteHeads map[chain.ThreadID]plumbing.Hash
+	// tracking and remotes are read once, on the first thread that is
+	// not here.
+	tracking []trackedThread
+	remotes  []string
+}
+
+// trackedThread is a thread under a remote's namespace
+// (refs/remotes/<remote>/uwf/threads/<id>).
+type trackedThread struct{ remote, id string }
+
+// trackingThreads lists the threads under every remote's namespace, with
+// one git for-each-ref.
+func (b *builder) trackingThreads(ctx context.Context) []trackedThread {
+	out, _ := b.repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", "refs/remotes/")
+	list := []trackedThread{}
+	for name := range strings.FieldsSeq(out) {
+		remote, rest, ok := strings.Cut(strings.TrimPrefix(name, "refs/remotes/"), "/uwf/threads/")
+		if ok && !strings.Contains(remote, "/uwf/") {
+			list = append(list, trackedThread{remote: remote, id: rest})
+		}
+	}
+	return list
 }
 
 // line is one thread ref and its chain.
@@ -91,7 +117,13 @@ func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error)
 	namedAs := map[*line][]string{}
 	for _, cc := range commits {
 		c := Commit{Commit: cc.Commit, Short: shortID(cc.Commit), Subject: cc.Subject, Author: cc.Author, Time: cc.Time, Steps: []StepLink{}}
-		for _, v := range cc.Values {
+		values := cc.Values
+		if len(values) > maxTrailersPerCommit {
+			rep.Problems = append(rep.Problems, Problem{Commit: cc.Commit, Message: fmt.Sprintf(
+				"the commit carries %d %s trailers; only the first %d are followed", len(values), chain.StepTrailer, maxTrailersPerCommit)})
+			values = values[:maxTrailersPerCommit]
+		}
+		for _, v := range values {
 			link, ln, e := b.resolve(ctx, v, cc.Time)
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -466,22 +498,24 @@ func (b *builder) threadsContaining(ctx context.Context, commits ...string) ([]c
 // missingThread explains a thread id that names no local thread, and which
 // remote to fetch when a remote-tracking ref shows where it is.
 func (b *builder) missingThread(ctx context.Context, id string) error {
-	pattern := "refs/remotes/*/uwf/threads/" + id
-	if len(id) < 26 {
-		pattern += "*"
-	}
 	for remoteID := range b.remoteHeads {
 		if strings.HasPrefix(string(remoteID), id) {
 			return fmt.Errorf("thread %s is not here but remote %s has it: run git uwf fetch %s: %w", id, b.remote, b.remote, chain.ErrUnknownThread)
 		}
 	}
-	out, _ := b.repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", pattern)
-	for name := range strings.FieldsSeq(out) {
-		remote, _, _ := strings.Cut(strings.TrimPrefix(name, "refs/remotes/"), "/")
-		return fmt.Errorf("thread %s is not here but remote %s has it: run git uwf fetch %s: %w", id, remote, remote, chain.ErrUnknownThread)
+	if b.tracking == nil {
+		b.tracking = b.trackingThreads(ctx)
 	}
-	remotes, _ := b.repo.Git.Output(ctx, "remote")
-	names := strings.Fields(remotes)
+	for _, tr := range b.tracking {
+		if strings.HasPrefix(tr.id, id) {
+			return fmt.Errorf("thread %s is not here but remote %s has it: run git uwf fetch %s: %w", id, tr.remote, tr.remote, chain.ErrUnknownThread)
+		}
+	}
+	if b.remotes == nil {
+		out, _ := b.repo.Git.Output(ctx, "remote")
+		b.remotes = strings.Fields(out)
+	}
+	names := b.remotes
 	switch len(names) {
 	case 0:
 		return fmt.Errorf("thread %s is not in this repository (and no remote is configured to fetch it from): %w", id, chain.ErrUnknownThread)

@@ -3,6 +3,7 @@ package review_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -253,4 +254,23 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+func TestBuildBoundsTrailersPerCommit(t *testing.T) {
+	f := newFixture(t)
+	msg := []string{"a message written to slow review down"}
+	for i := range 70 {
+		msg = append(msg, fmt.Sprintf("Uwf-Step: 01ARZ3NDEKTSV4RRFFQ69G5F%02d@deadbeef", i))
+	}
+	f.commit(t, msg...)
+	rep, err := review.Build(context.Background(), f.repo, review.Options{Range: "main..HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(rep.Commits[0].Steps); got != 64 {
+		t.Errorf("followed %d trailers, want 64", got)
+	}
+	if len(rep.Problems) != 65 || !strings.Contains(rep.Problems[0].Message, "carries 70 Uwf-Step trailers; only the first 64 are followed") {
+		t.Errorf("%d problems, first %v", len(rep.Problems), rep.Problems[0])
+	}
 }
