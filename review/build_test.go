@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -272,5 +273,68 @@ func TestBuildBoundsTrailersPerCommit(t *testing.T) {
 	}
 	if len(rep.Problems) != 65 || !strings.Contains(rep.Problems[0].Message, "carries 70 Uwf-Step trailers; only the first 64 are followed") {
 		t.Errorf("%d problems, first %v", len(rep.Problems), rep.Problems[0])
+	}
+}
+
+// TestBuildForkedByTime: two lines both continue the start (a thread and
+// its fork, as a sync between clones leaves them); the code commit's author
+// time picks the step whose run it falls in.
+func TestBuildForkedByTime(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t) // the thread's first step ran at 1700000000.000–001.500
+	fork, err := f.repo.Fork(ctx, f.start.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := f.repo.Thread(ctx, fork.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.repo.Store.Put(th.Workflow.RoleSchemas["developer"], map[string]any{"$status": "review_needed", "summary": "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := f.repo.Schema("uwf.StepNode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := f.repo.Store.Put(schema, chain.StepNode{Start: th.StartAlias, Role: "developer", Output: out.Alias,
+		Agent: "test", EdgePrompt: "do it", StartedAtMs: 1800000000000, CompletedAtMs: 1800000030000, Cwd: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forkStep, err := f.repo.AppendStep(ctx, th, ref, chain.AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, date string
+		want       *chain.Entry
+		line       chain.ThreadID
+		note       string
+	}{
+		{"in the thread's step", "@1700000001 +0000", f.s1, f.id, ""},
+		{"in the fork's step", "@1800000010 +0000", forkStep, fork.ID, "the trailer names thread " + string(f.id)},
+		{"in neither", "@1900000000 +0000", f.s1, f.id, "ambiguous: 2 steps continue"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command("git", "commit", "-q", "--allow-empty", "-m", "code", "-m", trailer(f.id, f.start))
+			cmd.Dir, cmd.Env = f.dir, append(chaintest.GitEnv(), "GIT_AUTHOR_DATE="+tc.date)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git commit: %v\n%s", err, out)
+			}
+			rep, err := review.Build(ctx, f.repo, review.Options{Range: "HEAD~1..HEAD"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := rep.Commits[0].Steps[0]
+			if l.Alias != string(tc.want.Node.Alias) || l.Thread != string(tc.line) || !strings.Contains(l.Note, tc.note) || (tc.note == "") != (l.Note == "") {
+				t.Errorf("link = %+v, want step %s on %s with a note containing %q", l, tc.want.Node.Alias, tc.line, tc.note)
+			}
+			if tc.line == fork.ID && (len(rep.Threads) != 1 || len(rep.Threads[0].NamedAs) != 1 || rep.Threads[0].NamedAs[0] != string(f.id)) {
+				t.Errorf("threads = %+v, want the fork named as %s", rep.Threads, f.id)
+			}
+		})
 	}
 }
