@@ -7,6 +7,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
 	configcmd "github.com/git-uwf/git-uwf/cmd/git-uwf/config"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/reviewcmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/setup"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
@@ -23,6 +24,7 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		thread.NewCmdStep(f),
 		workflow.NewCmdWorkflow(f),
 		cas.NewCmdCas(f),
+		reviewcmd.NewCmdReview(f),
 		syncmd.NewCmdFetch(f),
 		syncmd.NewCmdPush(f),
 		syncmd.NewCmdSync(f),

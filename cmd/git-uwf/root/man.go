@@ -24,6 +24,9 @@ const manExtra = `
 **2**
 : Usage error: unknown command or flag, bad or missing argument.
 
+**3**
+: **review --check** could not run the check (git failed, the remote could not be listed); exit 1 there means it found problems, one line each on stdout.
+
 **75**
 : Temporarily unavailable: a lock is held by another process. Try again later.
 

@@ -3,6 +3,7 @@ package thread
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/review"
 )
 
 // openThread resolves a thread argument (full id or prefix) and reads it,
@@ -112,9 +114,33 @@ func parseStepCommand(c *cli.Context, f *cmdutil.Factory) (*stepCommand, error) 
 	if err != nil {
 		return nil, err
 	}
-	e, err := repo.FindStep(c.Context, arg)
+	e, err := findStep(c.Context, f, repo, arg)
 	if err != nil {
 		return nil, err
 	}
 	return &stepCommand{format: format, repo: repo, entry: e}, nil
+}
+
+// findStep resolves a step argument. A code commit follows its Uwf-Step
+// trailers the way git uwf review does: every trailer line (a squash keeps
+// several; the first that resolves is shown), and on a thread forked by a
+// sync, the line that holds the step.
+func findStep(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, arg string) (*chain.Entry, error) {
+	links, entries, err := review.CodeCommitSteps(ctx, repo, arg)
+	switch {
+	case errors.Is(err, review.ErrNotCodeCommit):
+		return repo.FindStep(ctx, arg)
+	case err != nil:
+		return nil, err
+	}
+	for i, e := range entries {
+		if e == nil {
+			continue
+		}
+		if len(links) > 1 {
+			fmt.Fprintf(f.IO.ErrOut, "note: commit %s names %d steps; showing the one of trailer %q (git uwf review lists them all)\n", arg, len(links), links[i].Trailer)
+		}
+		return e, nil
+	}
+	return nil, errors.New(links[0].Error)
 }
