@@ -196,6 +196,9 @@ func decodeVersion(v *node, ps *problems) int {
 	if n, ok := v.val.(int64); ok && v.kind == scalarNode && n == DialectV1 {
 		return DialectV1
 	}
+	if f, ok := v.val.(float64); ok && v.file == documentFile && f == DialectV1 {
+		return DialectV1 // a stored document decoded from JSON
+	}
 	what := v.kindName()
 	if v.kind == scalarNode && v.val != nil {
 		what = fmt.Sprintf("%v", v.val)
