@@ -135,6 +135,14 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 	}
 	if v := root.get("version"); v != nil {
 		w.Version = decodeVersion(v, ps)
+	} else if at := inferredV1(root); at != nil {
+		// Upstream reads a file without version as version 1. The older
+		// dialect never accepted a $START without its "_" edge, so a file
+		// whose $START has a "new" edge instead is read as version 1: no
+		// file the older dialect accepts changes meaning.
+		w.Version = DialectV1
+		w.Notes = append(w.Notes, Problem{File: at.file, Line: at.line, Col: at.col,
+			Message: fmt.Sprintf("no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)})
 	}
 	for i, k := range root.keys {
 		v := root.vals[i]
@@ -188,6 +196,17 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 		}
 	}
 	return w, src
+}
+
+// inferredV1 returns the $START key of a file without version whose $START
+// is a status map with a "new" edge and no "_" edge, or nil.
+func inferredV1(root *node) *node {
+	g := root.get("graph")
+	start := g.get(Start)
+	if start == nil || start.kind != mapNode || start.get(StartNew) == nil || start.get(DefaultStatus) != nil {
+		return nil
+	}
+	return g.keyNode(Start)
 }
 
 // decodeVersion reads the top-level version: 1 is the only version there
