@@ -347,3 +347,38 @@ func FuzzLiquid(f *testing.F) {
 		_, _ = checkLiquid(root, map[string]map[string]any{"branch": {"type": "string"}})
 	})
 }
+
+// TestLiquidConcurrentRoutes: listings route many threads of one workflow
+// at once; the compiled templates are shared and only read.
+func TestLiquidConcurrentRoutes(t *testing.T) {
+	data, err := os.ReadFile("testdata/v1/review.workflow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Parse(nil, "", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			for range 50 {
+				d, err := w.Route(RouteContext{Steps: []StepView{{Role: "developer", Body: "b",
+					Output: map[string]any{"$status": "review_needed", "branch": "fix/1", "files": []any{i}}}}})
+				if err == nil && !strings.HasPrefix(d.Prompt, "Review fix/1") {
+					err = errors.New("prompt " + d.Prompt)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

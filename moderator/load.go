@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -51,6 +52,10 @@ func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
+	sort.SliceStable(w.Notes, func(i, j int) bool {
+		a, b := w.Notes[i], w.Notes[j]
+		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+	})
 	return w, nil
 }
 
