@@ -382,3 +382,39 @@ func TestLiquidConcurrentRoutes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRouteDialects routes one step of the same workflow written in
+// each dialect: Mustache (older) and Liquid (version 1).
+func BenchmarkRouteDialects(b *testing.B) {
+	legacy := strings.NewReplacer("version: 1\n", "", "new:", "_:", "{{ plan }}", "{{plan}}").Replace(v1Base)
+	for _, tt := range []struct{ name, yaml string }{{"mustache", legacy}, {"liquid", v1Base}} {
+		w, err := Parse(nil, "", []byte(tt.yaml))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := RouteContext{Steps: []StepView{{Role: "planner", Output: map[string]any{"$status": "ready", "plan": "split the parser"}}}}
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := w.Route(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadDialects loads the version 1 fixture (Liquid templates are
+// compiled and checked against sample outputs at load).
+func BenchmarkLoadDialects(b *testing.B) {
+	data, err := os.ReadFile("testdata/v1/review.workflow.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(nil, "", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
