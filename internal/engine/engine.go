@@ -170,6 +170,9 @@ func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (p
 		if opts.Resume {
 			return e.planResumeEnded(ctx, t, opts.ResumePrompt)
 		}
+		if t.Workflow.Workflow.CanResumeEnded() {
+			return plan{}, fmt.Errorf("thread %s is completed: %w; continue it with: git uwf thread resume %s", t.ID, ErrFinished, t.ID)
+		}
 		return plan{}, fmt.Errorf("thread %s is completed: %w", t.ID, ErrFinished)
 	case chain.StatusSuspended:
 		if !opts.Resume {
