@@ -158,3 +158,40 @@ func TestParseStatusEnd(t *testing.T) {
 		t.Errorf("ParseStatus(ended): %v", err)
 	}
 }
+
+// TestListRoutesWithBody: thread list (its batched path included) routes
+// a version 1 workflow whose next prompt is only the previous body, as
+// thread show does: not failed for an empty prompt.
+func TestListRoutesWithBody(t *testing.T) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(t)
+	r := chaintest.Open(t, dir)
+	onlyBody := strings.Replace(yieldV1YAML, `"Do {{ plan }}; the planner wrote: {{ _body }}"`, `"{{ _body }}"`, 1)
+	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(t, "yield", onlyBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []chain.ThreadID
+	for range 33 { // more than listBatchMin: the batched path
+
+		th, err := r.StartThread(ctx, info, "task", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chaintest.Step(t, r, th.ID, "planner", map[string]any{"$status": "ready", "plan": "p"}, "Go and split the parser.\n")
+		ids = append(ids, th.ID)
+	}
+	r2 := chaintest.Open(t, dir) // a fresh process: no caches in memory
+	list, err := r2.List(ctx, chain.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != len(ids) {
+		t.Fatalf("%d threads listed, want %d", len(list), len(ids))
+	}
+	for _, s := range list {
+		if s.Status != chain.StatusIdle || s.CurrentRole == nil || *s.CurrentRole != "worker" {
+			t.Errorf("thread %s: status %s (%s), want idle at worker", s.Thread, s.Status, s.Error)
+		}
+	}
+}

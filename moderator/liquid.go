@@ -27,9 +27,9 @@ const (
 	liquidMaxOutput = 1 << 20
 	// liquidMaxIterations caps the loop iterations of one rendering, over
 	// all loops together.
-	liquidMaxIterations = 100_000
+	liquidMaxIterations = 10_000
 	// liquidMaxTime caps the wall time of one rendering.
-	liquidMaxTime = 2 * time.Second
+	liquidMaxTime = time.Second
 )
 
 // BodyVariable is the Liquid variable that holds the markdown body of the
@@ -45,7 +45,7 @@ const budgetKey = "uwf budget"
 const tickTag = "uwfbudgettick"
 
 var (
-	errLiquidTooLong  = errors.New("the template ran too long (more than 100000 loop iterations or 2s)")
+	errLiquidTooLong  = fmt.Errorf("the template ran too long (more than %d loop iterations or %v)", liquidMaxIterations, liquidMaxTime)
 	errLiquidTooLarge = fmt.Errorf("the template produced more than %d bytes", liquidMaxOutput)
 	errNoInclude      = errors.New("include is not supported in edge templates: they never read files")
 )
@@ -69,6 +69,11 @@ func (b *liquidBudget) tick(bindings map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// newLiquidBudget is the budget of one rendering.
+func newLiquidBudget() *liquidBudget {
+	return &liquidBudget{iterations: liquidMaxIterations, deadline: time.Now().Add(liquidMaxTime)}
 }
 
 // liquidConfig is the Liquid grammar of edge templates: the standard tags
@@ -257,7 +262,7 @@ func (w *cappedWriter) Write(p []byte) (int, error) {
 // renderLiquid renders a compiled template over data (plus body as _body)
 // within the budget. strict fails on undefined variables.
 func renderLiquid(root render.Node, data map[string]any, body string, strict bool) (string, error) {
-	out, rerr, err := renderLiquidRaw(root, data, body, strict)
+	out, rerr, err := renderLiquidRaw(root, data, body, strict, newLiquidBudget())
 	if rerr != nil {
 		return "", liquidRenderError(rerr)
 	}
@@ -266,7 +271,7 @@ func renderLiquid(root render.Node, data map[string]any, body string, strict boo
 
 // renderLiquidRaw is renderLiquid returning the renderer's own error (with
 // the failing node's source) apart from the limits and panics.
-func renderLiquidRaw(root render.Node, data map[string]any, body string, strict bool) (out string, rerr render.Error, err error) {
+func renderLiquidRaw(root render.Node, data map[string]any, body string, strict bool, budget *liquidBudget) (out string, rerr render.Error, err error) {
 	cfg := liquidConfig()
 	if strict {
 		cfg = liquidStrictConfig()
@@ -276,7 +281,7 @@ func renderLiquidRaw(root render.Node, data map[string]any, body string, strict 
 		vars[k] = v
 	}
 	vars[BodyVariable] = body
-	vars[budgetKey] = &liquidBudget{iterations: liquidMaxIterations, deadline: time.Now().Add(liquidMaxTime)}
+	vars[budgetKey] = budget
 	w := &cappedWriter{max: liquidMaxOutput}
 	defer func() {
 		// The renderer panics when its writer fails on a final flush, and
@@ -311,8 +316,12 @@ var liquidObjectRE = regexp.MustCompile(`^\{\{-?\s*([A-Za-z_][\w-]*)`)
 // checkLiquid renders the template strictly over mock data built from the
 // previous output's properties, and reports the variables it uses that the
 // output cannot have. props nil means no variables at all ($START).
-func checkLiquid(root render.Node, props map[string]map[string]any) (unknown []string, err error) {
-	unknown, err = strictUnknown(root, props)
+//
+// budget is shared by all the checks of one workflow, so that loading a
+// hostile file costs at most one rendering's budget; once it is spent,
+// only the cheap static half of the check runs.
+func checkLiquid(root render.Node, props map[string]map[string]any, budget *liquidBudget) (unknown []string, err error) {
+	unknown, err = strictUnknown(root, props, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +393,7 @@ func collectNames(n render.Node, local map[string]bool, leads *[]string) {
 }
 
 // strictUnknown is the strict-rendering half of checkLiquid.
-func strictUnknown(root render.Node, props map[string]map[string]any) (unknown []string, err error) {
+func strictUnknown(root render.Node, props map[string]map[string]any, budget *liquidBudget) (unknown []string, err error) {
 	data := map[string]any{statusKey: "x"}
 	for name, p := range props {
 		data[name] = mockValue(p, 0)
@@ -392,7 +401,10 @@ func strictUnknown(root render.Node, props map[string]map[string]any) (unknown [
 	// Strict rendering stops at the first undefined variable: remove it by
 	// defining it, and go on, so that every unknown name is reported.
 	for range 32 {
-		_, rerr, err := renderLiquidRaw(root, data, "body", true)
+		if budget.iterations <= 0 || time.Now().After(budget.deadline) {
+			return unknown, nil
+		}
+		_, rerr, err := renderLiquidRaw(root, data, "body", true, budget)
 		if err != nil || rerr == nil {
 			// The limits apply to real data, not to these samples.
 			return unknown, nil

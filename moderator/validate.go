@@ -67,7 +67,9 @@ func validate(w *Workflow, src *source, ps *problems) {
 		}
 	}
 
-	// Edge targets, prompts, templates and conditions.
+	// Edge targets, prompts, templates and conditions. The sample
+	// renderings of all Liquid templates share one budget.
+	checkBudget := newLiquidBudget()
 	for _, from := range w.NodeOrder {
 		if from == End || from == Suspend {
 			continue
@@ -95,7 +97,7 @@ func validate(w *Workflow, src *source, ps *problems) {
 					ps.add(es.prompt, "edge %s: prompt is empty", label)
 				}
 			}
-			checkEdgeTemplates(w, from, e, es, label, schemaOK, ps)
+			checkEdgeTemplates(w, from, e, es, label, schemaOK, checkBudget, ps)
 			if w.Form == Transitions && e.Condition != "" {
 				if _, ok := w.Conditions[e.Condition]; !ok {
 					ps.add(es.condition, "edge %s: unknown condition %q", label, e.Condition)
@@ -240,7 +242,7 @@ func checkStatusKeys(w *Workflow, from string, src *source, ps *problems) {
 
 // checkEdgeTemplates checks the syntax of an edge's prompt and location
 // templates and that every variable is a property of the previous output.
-func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label string, schemaOK map[string]bool, ps *problems) {
+func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label string, schemaOK map[string]bool, budget *liquidBudget, ps *problems) {
 	var props map[string]map[string]any
 	check := from == Start
 	if r := w.Roles[from]; r != nil && schemaOK[from] {
@@ -264,7 +266,7 @@ func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label s
 		if w.Version >= DialectV1 {
 			var compiled render.Node
 			if compiled, err = w.compileLiquid(t.tpl); err == nil {
-				unknown, err = checkLiquid(compiled, props)
+				unknown, err = checkLiquid(compiled, props, budget)
 			}
 		} else {
 			var compiled *mustache.Template
