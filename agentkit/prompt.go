@@ -59,6 +59,9 @@ type PromptParts struct {
 	EdgePrompt string
 	// Location is the directory the step works in (may be "").
 	Location string
+	// CanSuspend says the role may yield to a human instead of answering
+	// (version 1 workflows); the format instruction then says how.
+	CanSuspend bool
 }
 
 // AssemblePrompt builds the full prompt for one step, in this order:
@@ -89,6 +92,9 @@ func AssemblePrompt(p PromptParts) string {
 		schema = p.Role.Frontmatter
 	}
 	sections = append(sections, strings.TrimRight(OutputFormatInstruction(schema), "\n"))
+	if p.CanSuspend {
+		sections = append(sections, SuspendInstruction)
+	}
 	return strings.Join(sections, "\n\n") + "\n"
 }
 
@@ -111,3 +117,8 @@ func CorrectionPrompt(problems []string, schema map[string]any) string {
 	b.WriteString(OutputFormatInstruction(schema))
 	return b.String()
 }
+
+// SuspendInstruction tells an agent of a version 1 workflow how to stop and
+// ask a human instead of answering.
+const SuspendInstruction = "If you cannot go on without a human's answer, do not guess: answer with only this frontmatter instead, and the thread waits for the answer.\n\n" +
+	"```markdown\n---\n$status: $SUSPEND\nreason: <your question for the human>\n---\n```"

@@ -144,7 +144,8 @@ func NewSession(ctx context.Context, repo *chain.Repo, req Request, opts Options
 	s := &Session{Repo: repo, Thread: t, Role: role, Schema: role.Frontmatter,
 		SchemaRef: t.Workflow.RoleSchemas[req.Role], EdgePrompt: req.EdgePrompt,
 		History: history, Cwd: req.Cwd, Log: io.Discard}
-	s.Prompt = AssemblePrompt(PromptParts{Role: role, Task: t.Start.Prompt, History: history, EdgePrompt: req.EdgePrompt, Location: req.Cwd})
+	s.Prompt = AssemblePrompt(PromptParts{Role: role, Task: t.Start.Prompt, History: history, EdgePrompt: req.EdgePrompt, Location: req.Cwd,
+		CanSuspend: t.Workflow.Workflow.Version >= moderator.DialectV1})
 	return s, nil
 }
 
@@ -265,6 +266,13 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 	if problems != nil {
 		return nil, &StepError{Err: &ExtractionError{Problems: problems, Attempts: attempts}, Nodes: kept}
 	}
+	// A yield is stored under the built-in suspend schema, not the role's.
+	schemaRef := s.SchemaRef
+	if isSuspend(s, output) {
+		if schemaRef, err = s.Repo.Schema("uwf.SuspendOutput"); err != nil {
+			return nil, err
+		}
+	}
 
 	redactions := map[string]int{}
 	prompt := s.Prompt
@@ -290,12 +298,12 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 		// The output was valid before; only a redacted one needs a check
 		// here (for a clearer error than storing it would give).
 		if outputRedacted {
-			if err := store.Validate(s.SchemaRef, output); err != nil {
+			if err := store.Validate(schemaRef, output); err != nil {
 				return nil, &StepError{Err: fmt.Errorf("output no longer valid after redacting secrets: %w", err), Nodes: kept}
 			}
 		}
 	}
-	outRef, err := store.Put(s.SchemaRef, output)
+	outRef, err := store.Put(schemaRef, output)
 	if err != nil {
 		return nil, &StepError{Err: fmt.Errorf("store output: %w", err), Nodes: kept}
 	}
@@ -366,7 +374,19 @@ func extractValid(store *objects.Store, s *Session, text string) (map[string]any
 	if err != nil {
 		return nil, "", []string{err.Error()}
 	}
-	if err := store.Validate(s.SchemaRef, out); err != nil {
+	ref := s.SchemaRef
+	if fields, _, _ := ParseFrontmatter(text); isSuspend(s, fields) {
+		// Any role of a version 1 workflow may yield, whatever its schema
+		// allows: keep the yield's own fields and check them.
+		out = map[string]any{moderator.SuspendReason: fields[moderator.SuspendReason], "$status": moderator.SuspendStatus}
+		if out[moderator.SuspendReason] == nil {
+			delete(out, moderator.SuspendReason)
+		}
+		if ref, err = s.Repo.Schema("uwf.SuspendOutput"); err != nil {
+			return nil, "", []string{err.Error()}
+		}
+	}
+	if err := store.Validate(ref, out); err != nil {
 		var ve *objects.ValidationError
 		if errors.As(err, &ve) && len(ve.Violations) > 0 {
 			return nil, "", append([]string(nil), ve.Violations...)
@@ -374,6 +394,14 @@ func extractValid(store *objects.Store, s *Session, text string) (map[string]any
 		return nil, "", []string{err.Error()}
 	}
 	return out, body, nil
+}
+
+// isSuspend says whether output is a yield ($status "$SUSPEND") that the
+// session's workflow allows (version 1).
+func isSuspend(s *Session, output map[string]any) bool {
+	st, _ := output["$status"].(string)
+	return st == moderator.SuspendStatus && s.Thread != nil && s.Thread.Workflow != nil &&
+		s.Thread.Workflow.Workflow.Version >= moderator.DialectV1
 }
 
 // keepFields keeps only the schema's top-level fields.

@@ -400,6 +400,9 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, node, startNode deco
 	if t.Workflow.Workflow.Form == moderator.Transitions && e.Kind != KindCancel {
 		return false // conditions see the whole chain
 	}
+	if t.Workflow.Workflow.UsesBody() && e.Kind == KindStep {
+		return false // version 1 templates read the head step's body (_body)
+	}
 	h.t = t
 	return true
 }

@@ -119,6 +119,8 @@ func builtinSchema(title string) (map[string]any, error) {
 		return workflowNodeSchema(), nil
 	case "uwf.FailedAttempt":
 		return attemptNodeSchema(), nil
+	case "uwf.SuspendOutput":
+		return suspendOutputSchema(), nil
 	}
 	return nil, fmt.Errorf("unknown built-in schema %q", title)
 }

@@ -113,3 +113,19 @@ func attemptNodeSchema() map[string]any {
 		"required": []any{"start", "prev", "role", "agent", "error", "startedAtMs", "completedAtMs"},
 	}
 }
+
+// suspendOutputSchema types the output with which a role of a version 1
+// workflow yields ($status "$SUSPEND" and the question for a human), in
+// place of the role's own schema.
+func suspendOutputSchema() map[string]any {
+	return map[string]any{
+		"title": "uwf.SuspendOutput",
+		"type":  "object",
+		"properties": map[string]any{
+			"$status": map[string]any{"const": "$SUSPEND"},
+			"reason":  map[string]any{"type": "string", "minLength": 1},
+		},
+		"required":             []any{"$status", "reason"},
+		"additionalProperties": false,
+	}
+}

@@ -27,13 +27,20 @@ const (
 	StatusFailed    Status = "failed"
 )
 
-// ParseStatus validates a status name.
+// StatusEnd is upstream uwf's name for a completed thread; ParseStatus
+// reads it as StatusCompleted.
+const StatusEnd = "end"
+
+// ParseStatus validates a status name. "end" (upstream uwf's name) is
+// read as completed.
 func ParseStatus(s string) (Status, error) {
 	switch st := Status(s); st {
 	case StatusIdle, StatusRunning, StatusSuspended, StatusCompleted, StatusCancelled, StatusFailed:
 		return st, nil
+	case StatusEnd:
+		return StatusCompleted, nil
 	}
-	return "", fmt.Errorf("unknown status %q (want idle, running, suspended, completed, cancelled or failed)", s)
+	return "", fmt.Errorf("unknown status %q (want idle, running, suspended, completed (or end), cancelled or failed)", s)
 }
 
 // State is what the moderator makes of a thread's head.
@@ -75,6 +82,17 @@ func (r *Repo) RouteContext(ctx context.Context, t *Thread) (moderator.RouteCont
 			return rc, err
 		}
 		rc.Steps = append(rc.Steps, moderator.StepView{Role: e.Step.Role, Output: out, Agent: e.Step.Agent, EdgePrompt: e.Step.EdgePrompt})
+	}
+	// Version 1 templates may read the last step's body as _body.
+	if n := len(rc.Steps); n > 0 && t.Workflow.Workflow.UsesBody() {
+		last := entries[len(entries)-1]
+		if last.Kind == KindStep && last.Step.Body != "" {
+			body, err := r.Text(last, last.Step.Body)
+			if err != nil {
+				return rc, fmt.Errorf("body of step %s: %w", last.Node.Alias, err)
+			}
+			rc.Steps[n-1].Body = body
+		}
 	}
 	return rc, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -506,7 +507,17 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 		return nil, fmt.Errorf("%w: output %s: %v", ErrBadStep, sn.Output, err)
 	}
 	if out.Type != roleSchema {
-		return nil, fmt.Errorf("%w: output %s is not typed by role %q's schema", ErrBadStep, sn.Output, sn.Role)
+		// A version 1 role may yield instead of answering: its output is
+		// then typed by the built-in suspend schema.
+		suspend := objects.Alias("")
+		if t.Workflow.Workflow.Version >= moderator.DialectV1 {
+			if ref, err := r.schema("uwf.SuspendOutput"); err == nil {
+				suspend = ref.Alias
+			}
+		}
+		if suspend == "" || out.Type != suspend {
+			return nil, fmt.Errorf("%w: output %s is not typed by role %q's schema", ErrBadStep, sn.Output, sn.Role)
+		}
 	}
 	if err := r.Store.Validate(out.Type, out.Payload); err != nil {
 		return nil, fmt.Errorf("%w: output of role %q: %v", ErrBadStep, sn.Role, err)

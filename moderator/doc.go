@@ -7,6 +7,19 @@
 // column; semantic problems are collected and returned together as a
 // [*ValidationError].
 //
+// # Dialects
+//
+// A file without a top-level version is the older dialect: Mustache edge
+// templates, $START: {_: …}, $SUSPEND as an edge target. A file with
+// `version: 1` (upstream uwf's current format) has Liquid edge templates
+// (with _body, the previous step's markdown body; bounded in time, loop
+// iterations and size), $START: {new, resume}, top-level x-… keys that hold
+// YAML anchors, roles that all declare $status, and $SUSPEND as a status any
+// role may emit (a yield). Both load into the same [Workflow]; its Version
+// is stored in the document, so a pinned workflow routes and renders the
+// same way forever. A file without version whose $START has a new edge and
+// no _ edge (which the older dialect never accepted) is read as version 1.
+//
 // # Graph forms
 //
 // Two routing forms load into the same model of ordered [Edge]s:
@@ -23,8 +36,9 @@
 // [Workflow.Route] is pure: given the thread's start and its steps (outputs
 // expanded), it returns the next [Decision] — another role ([Next]), the end of
 // the workflow ([Finish]) or a suspension ([Pause]) — with the edge prompt and
-// location rendered as Mustache templates (no HTML escaping) over the previous
-// output.
+// location rendered (Mustache or Liquid by dialect, no HTML escaping) over
+// the previous output. [Workflow.RouteResume] takes the $START resume edge
+// for an ended thread.
 //
 // # Storage
 //

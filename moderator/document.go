@@ -17,7 +17,8 @@ const documentFile = "<document>"
 //	 graph: {node: [{role, condition, prompt, location}]},      // transitions
 //	 conditions: {name: {description, expression}}}             // transitions only
 //
-// An empty location or condition is null. Schemas are inline.
+// An empty location or condition is null. Schemas are inline. A version 1
+// workflow also has {version: 1}.
 func (w *Workflow) Document() map[string]any {
 	roles := map[string]any{}
 	for name, r := range w.Roles {
@@ -74,6 +75,11 @@ func (w *Workflow) Document() map[string]any {
 		"description": w.Description,
 		"roles":       roles,
 		"graph":       graph,
+	}
+	if w.Version != DialectLegacy {
+		// Only version 1 documents carry a version: the older dialect's
+		// documents (and so their aliases) are what they always were.
+		doc["version"] = w.Version
 	}
 	if w.Form == Transitions {
 		conds := map[string]any{}

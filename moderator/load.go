@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -37,13 +38,24 @@ func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
 	w, src := decode(root, &ps)
 	if path != "" && w.Name != "" {
 		if want := nameFromPath(path); want != "" && want != w.Name {
-			ps.add(src.name, "workflow name mismatch: file %q implies name %q but YAML declares name %q", fileLabel(path), want, w.Name)
+			if w.Version >= DialectV1 {
+				// Version 1 names a workflow by what it declares: files
+				// such as x.workflow.yaml are common.
+				w.Notes = append(w.Notes, Problem{File: src.name.file, Line: src.name.line, Col: src.name.col,
+					Message: fmt.Sprintf("file %q implies name %q; the declared name %q is used", fileLabel(path), want, w.Name)})
+			} else {
+				ps.add(src.name, "workflow name mismatch: file %q implies name %q but YAML declares name %q", fileLabel(path), want, w.Name)
+			}
 		}
 	}
 	validate(w, src, &ps)
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
+	sort.SliceStable(w.Notes, func(i, j int) bool {
+		a, b := w.Notes[i], w.Notes[j]
+		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+	})
 	return w, nil
 }
 
@@ -126,9 +138,21 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 		ps.add(root, "a workflow must be a mapping, got %s", root.kindName())
 		return w, src
 	}
+	if v := root.get("version"); v != nil {
+		w.Version = decodeVersion(v, ps)
+	} else if at := inferredV1(root); at != nil {
+		// Upstream reads a file without version as version 1. The older
+		// dialect never accepted a $START without its "_" edge, so a file
+		// whose $START has a "new" edge instead is read as version 1: no
+		// file the older dialect accepts changes meaning.
+		w.Version = DialectV1
+		w.Notes = append(w.Notes, Problem{File: at.file, Line: at.line, Col: at.col,
+			Message: fmt.Sprintf("no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)})
+	}
 	for i, k := range root.keys {
 		v := root.vals[i]
 		switch key := k.keyString(); key {
+		case "version":
 		case "name":
 			s, ok := v.str()
 			if !ok {
@@ -146,6 +170,13 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 			src.graph = k
 		case "conditions":
 		default:
+			if w.Version >= DialectV1 {
+				if strings.HasPrefix(key, "x-") {
+					continue // an extension key, for YAML anchors; ignored
+				}
+				ps.add(k, "unknown top-level key %q (want version, name, description, roles, graph, or x-… for anchors)", key)
+				continue
+			}
 			ps.add(k, "unknown top-level key %q (want name, description, roles, graph, conditions)", key)
 		}
 	}
@@ -161,13 +192,47 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 		decodeGraph(w, src, g, ps)
 	}
 	if ck := root.keyNode("conditions"); ck != nil {
-		if w.Form != Transitions {
+		if w.Version >= DialectV1 {
+			ps.add(ck, "conditions are not part of version 1: route by $status (graph[role][status])")
+		} else if w.Form != Transitions {
 			ps.add(ck, "conditions are only used by the transitions graph form (graph[node] = [edges])")
 		} else {
 			decodeConditions(w, src, root.get("conditions"), ps)
 		}
 	}
 	return w, src
+}
+
+// inferredV1 returns the $START key of a file without version whose $START
+// is a status map with a "new" edge and no "_" edge, or nil.
+func inferredV1(root *node) *node {
+	g := root.get("graph")
+	start := g.get(Start)
+	if start == nil || start.kind != mapNode || start.get(StartNew) == nil || start.get(DefaultStatus) != nil {
+		return nil
+	}
+	return g.keyNode(Start)
+}
+
+// decodeVersion reads the top-level version: 1 is the only version there
+// is; anything else is refused where it is written.
+func decodeVersion(v *node, ps *problems) int {
+	if n, ok := v.val.(int64); ok && v.kind == scalarNode && n == DialectV1 {
+		return DialectV1
+	}
+	if f, ok := v.val.(float64); ok && v.file == documentFile && f == DialectV1 {
+		return DialectV1 // a stored document decoded from JSON
+	}
+	what := v.kindName()
+	if v.kind == scalarNode && v.val != nil {
+		what = fmt.Sprintf("%v", v.val)
+		if _, isString := v.val.(string); isString {
+			what = fmt.Sprintf("%q (a string)", v.val)
+		}
+	}
+	ps.add(v, "unsupported workflow version %s: this git-uwf reads version 1 (an integer), and files without version in the older dialect", what)
+	// Go on as version 1, the closest, so the other problems make sense.
+	return DialectV1
 }
 
 func stringField(v *node, what string, ps *problems) string {
@@ -275,6 +340,10 @@ func decodeGraph(w *Workflow, src *source, g *node, ps *problems) {
 		return
 	}
 	if seqs > 0 {
+		if w.Version >= DialectV1 {
+			ps.add(g, "the transitions graph form (node: [edges]) is not part of version 1: use graph[node][status] = {role, prompt}")
+			return
+		}
 		w.Form = Transitions
 	}
 	src.graphOK = true

@@ -3,6 +3,7 @@ package moderator
 import (
 	"github.com/cbroglie/mustache"
 	"github.com/expr-lang/expr/vm"
+	"github.com/osteele/liquid/render"
 )
 
 // Reserved graph node names. They can never be role names.
@@ -15,6 +16,31 @@ const (
 // DefaultStatus is the status key used for $START and for outputs without a
 // "$status" field.
 const DefaultStatus = "_"
+
+// The $START edges of version 1 workflows, and of the older dialect's
+// optional resume edge: StartNew begins a thread, StartResume continues
+// an ended one (`thread resume`).
+const (
+	StartNew    = "new"
+	StartResume = "resume"
+)
+
+// SuspendStatus is the "$status" value with which any role of a version 1
+// workflow yields: the thread is suspended with the output's SuspendReason
+// as its question, whatever the role's schema allows.
+const (
+	SuspendStatus = "$SUSPEND"
+	SuspendReason = "reason"
+)
+
+// Dialect versions. A file without a top-level `version` is DialectLegacy:
+// Mustache templates, `$START: {_: …}`, $SUSPEND as a graph target.
+// DialectV1 (`version: 1`) has Liquid templates, `$START: {new, resume}`,
+// `x-…` anchor keys and $SUSPEND as a status any role may emit.
+const (
+	DialectLegacy = 0
+	DialectV1     = 1
+)
 
 // GraphForm says which of the two YAML routing forms a workflow was written in.
 type GraphForm string
@@ -32,6 +58,13 @@ const (
 type Workflow struct {
 	Name        string
 	Description string
+	// Version is the dialect the file was written in (DialectLegacy or
+	// DialectV1). It is stored with the workflow, so a pinned version
+	// routes and renders the same way forever.
+	Version int
+	// Notes are remarks on an accepted file that are not problems, such as
+	// a file name that differs from the declared name.
+	Notes []Problem
 	// Roles by name; RoleOrder keeps the order of the YAML file.
 	Roles     map[string]*Role
 	RoleOrder []string
@@ -51,6 +84,12 @@ type Workflow struct {
 	// that use variables), by their text. Filled and then only read, like
 	// programs; a template missing here is compiled when it is rendered.
 	templates map[string]*mustache.Template
+	// liquid holds the compiled Liquid templates of a version 1 workflow,
+	// like templates.
+	liquid map[string]render.Node
+	// usesBody says whether a Liquid template mentions _body, so that
+	// routing needs the last step's body.
+	usesBody bool
 }
 
 // Role is one role of a workflow.
@@ -73,7 +112,8 @@ type Edge struct {
 	Status string
 	// Condition names the guard of a transitions edge; "" matches always.
 	Condition string
-	// Prompt and Location are Mustache templates over the previous output.
+	// Prompt and Location are templates over the previous output: Mustache
+	// in the older dialect, Liquid in version 1.
 	Prompt   string
 	Location string
 }

@@ -12,6 +12,9 @@ type StepView struct {
 	Output     map[string]any
 	Agent      string
 	EdgePrompt string
+	// Body is the step's markdown body. Version 1 templates read it as
+	// _body; callers fill it when Workflow.UsesBody says so.
+	Body string
 }
 
 // StartView is the start of a thread.
@@ -75,15 +78,32 @@ type Decision struct {
 // step's output.
 func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 	from := Start
-	data := map[string]any{statusKey: DefaultStatus}
+	startStatus := DefaultStatus
+	if w.Version >= DialectV1 {
+		startStatus = StartNew
+	}
+	data := map[string]any{statusKey: startStatus}
+	body := ""
 	if n := len(ctx.Steps); n > 0 {
 		from = ctx.Steps[n-1].Role
 		data = ctx.Steps[n-1].Output
+		body = ctx.Steps[n-1].Body
 		if data == nil {
 			data = map[string]any{}
 		}
 	}
 	status, _ := data[statusKey].(string)
+	if w.Version >= DialectV1 && from != Start && status == SuspendStatus {
+		// The engine-level yield: the role asked for a human.
+		reason, _ := data[SuspendReason].(string)
+		if strings.TrimSpace(reason) == "" {
+			reason = fmt.Sprintf("role %q suspended the thread without a reason", from)
+		}
+		return Decision{Kind: Pause, From: from, Status: status, Prompt: reason}, nil
+	}
+	if from == Start {
+		status = startStatus
+	}
 	edges, ok := w.Graph[from]
 	if !ok || len(edges) == 0 {
 		return Decision{}, fmt.Errorf("no transitions for role %q", from)
@@ -116,7 +136,7 @@ func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 			return Decision{}, fmt.Errorf("no transition matched for role %q", from)
 		}
 	default:
-		if from == Start || status == "" {
+		if status == "" {
 			status = DefaultStatus
 		}
 		found := false
@@ -131,7 +151,12 @@ func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 		}
 	}
 
-	prompt, err := w.render(edge.Prompt, data)
+	return w.follow(from, status, edge, data, body)
+}
+
+// follow renders the edge's prompt and location and makes the decision.
+func (w *Workflow) follow(from, status string, edge Edge, data map[string]any, body string) (Decision, error) {
+	prompt, err := w.renderEdge(edge.Prompt, data, body)
 	if err != nil {
 		return Decision{}, fmt.Errorf("route from %q: edge prompt for %q: %w", from, edge.To, err)
 	}
@@ -147,7 +172,7 @@ func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 	default:
 		d.Kind, d.Role = Next, edge.To
 		if edge.Location != "" {
-			loc, err := w.render(edge.Location, data)
+			loc, err := w.renderEdge(edge.Location, data, body)
 			if err != nil {
 				return Decision{}, fmt.Errorf("route from %q: edge location for %q: %w", from, edge.To, err)
 			}
@@ -155,4 +180,32 @@ func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 		}
 	}
 	return d, nil
+}
+
+// CanResumeEnded reports whether an ended thread of this workflow can be
+// resumed: its $START has a resume edge.
+func (w *Workflow) CanResumeEnded() bool {
+	for _, e := range w.Graph[Start] {
+		if e.Status == StartResume {
+			return true
+		}
+	}
+	return false
+}
+
+// RouteResume is the decision for resuming an ended thread: the $START
+// resume edge, rendered over {"$status": "resume"} (and the last step's
+// body as _body in version 1). The thread continues on its own chain.
+func (w *Workflow) RouteResume(ctx RouteContext) (Decision, error) {
+	for _, e := range w.Graph[Start] {
+		if e.Status != StartResume || w.Form != StatusMap {
+			continue
+		}
+		body := ""
+		if n := len(ctx.Steps); n > 0 {
+			body = ctx.Steps[n-1].Body
+		}
+		return w.follow(Start, StartResume, e, map[string]any{statusKey: StartResume}, body)
+	}
+	return Decision{}, fmt.Errorf("workflow %s has no %s.%s edge: an ended thread of it cannot be resumed", w.Name, Start, StartResume)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cbroglie/mustache"
+	"github.com/osteele/liquid/render"
 )
 
 // noPartials refuses every partial: templates never read files.
@@ -54,6 +55,58 @@ func (w *Workflow) compileTemplate(tpl string) (*mustache.Template, error) {
 func (w *Workflow) render(tpl string, data map[string]any) (string, error) {
 	return renderCompiled(w.templates[tpl], tpl, data)
 }
+
+// renderEdge renders an edge template of w over data: Mustache in the
+// older dialect, Liquid (with body as _body) in version 1.
+func (w *Workflow) renderEdge(tpl string, data map[string]any, body string) (string, error) {
+	if w.Version >= DialectV1 {
+		return w.renderLiquid(tpl, data, body)
+	}
+	return w.render(tpl, data)
+}
+
+// compileLiquid is compileTemplate for version 1 workflows.
+func (w *Workflow) compileLiquid(tpl string) (render.Node, error) {
+	if t := w.liquid[tpl]; t != nil {
+		return t, nil
+	}
+	t, err := parseLiquid(tpl)
+	if err != nil {
+		return nil, err
+	}
+	if w.liquid == nil {
+		w.liquid = map[string]render.Node{}
+	}
+	w.liquid[tpl] = t
+	if strings.Contains(tpl, BodyVariable) {
+		w.usesBody = true
+	}
+	return t, nil
+}
+
+// renderLiquid renders a Liquid template, compiling it when the workflow
+// has not (a template is compiled on load whenever it has tags).
+func (w *Workflow) renderLiquid(tpl string, data map[string]any, body string) (string, error) {
+	if !strings.Contains(tpl, "{{") && !strings.Contains(tpl, "{%") {
+		return tpl, nil
+	}
+	t := w.liquid[tpl]
+	if t == nil {
+		var err error
+		if t, err = parseLiquid(tpl); err != nil {
+			return "", fmt.Errorf("parse template %q: %w", tpl, err)
+		}
+	}
+	out, err := renderLiquid(t, data, body, false)
+	if err != nil {
+		return "", fmt.Errorf("render template %q: %w", tpl, err)
+	}
+	return out, nil
+}
+
+// UsesBody reports whether the workflow's templates read _body, the last
+// step's markdown body; routing needs it only then.
+func (w *Workflow) UsesBody() bool { return w.usesBody }
 
 // renderCompiled renders tpl, compiling it first when t is nil.
 func renderCompiled(t *mustache.Template, tpl string, data map[string]any) (string, error) {

@@ -5,7 +5,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cbroglie/mustache"
 	"github.com/expr-lang/expr/vm"
+	"github.com/osteele/liquid/render"
 )
 
 var roleNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
@@ -36,6 +38,9 @@ func validate(w *Workflow, src *source, ps *problems) {
 		}
 		if r := w.Roles[name]; r.Frontmatter != nil {
 			schemaOK[name] = checkSchema(name, r.Frontmatter, rs.frontmatter, ps)
+			if w.Version >= DialectV1 && schemaOK[name] {
+				schemaOK[name] = checkV1Schema(name, r.Frontmatter, rs.frontmatter, ps)
+			}
 		}
 	}
 
@@ -47,17 +52,13 @@ func validate(w *Workflow, src *source, ps *problems) {
 	if _, ok := w.Graph[Start]; !ok {
 		ps.add(src.graph, "graph has no %s node", Start)
 	} else {
-		edges := w.Graph[Start]
-		switch {
-		case w.Form == StatusMap && (len(edges) != 1 || edges[0].Status != DefaultStatus):
-			ps.add(src.nodes[Start], "%s must have exactly one edge, keyed %q", Start, DefaultStatus)
-		case w.Form == Transitions && len(edges) == 0:
-			ps.add(src.nodes[Start], "%s has no edges", Start)
-		}
+		checkStartEdges(w, src, ps)
 	}
 	for _, from := range w.NodeOrder {
 		k := src.nodes[from]
 		switch {
+		case from == Suspend && w.Version >= DialectV1:
+			ps.add(k, "%s is not a graph node in version 1: a role yields with `$status: %s` and a `reason`", Suspend, SuspendStatus)
 		case from == End || from == Suspend:
 			ps.add(k, "%s is a terminal node and cannot have outgoing edges", from)
 		case from == Start:
@@ -66,7 +67,9 @@ func validate(w *Workflow, src *source, ps *problems) {
 		}
 	}
 
-	// Edge targets, prompts, templates and conditions.
+	// Edge targets, prompts, templates and conditions. The sample
+	// renderings of all Liquid templates share one budget.
+	checkBudget := newLiquidBudget()
 	for _, from := range w.NodeOrder {
 		if from == End || from == Suspend {
 			continue
@@ -82,6 +85,8 @@ func validate(w *Workflow, src *source, ps *problems) {
 					}
 				case e.To == Start:
 					ps.add(es.to, "edge %s: %s cannot be an edge target", label, Start)
+				case e.To == Suspend && w.Version >= DialectV1:
+					ps.add(es.to, "edge %s: %s is not an edge target in version 1: a role yields with `$status: %s` and a `reason` in its output", label, Suspend, SuspendStatus)
 				case e.To == End || e.To == Suspend:
 				case w.Roles[e.To] == nil:
 					ps.add(es.to, "unknown role %q", e.To)
@@ -92,7 +97,7 @@ func validate(w *Workflow, src *source, ps *problems) {
 					ps.add(es.prompt, "edge %s: prompt is empty", label)
 				}
 			}
-			checkEdgeTemplates(w, from, e, es, label, schemaOK, ps)
+			checkEdgeTemplates(w, from, e, es, label, schemaOK, checkBudget, ps)
 			if w.Form == Transitions && e.Condition != "" {
 				if _, ok := w.Conditions[e.Condition]; !ok {
 					ps.add(es.condition, "edge %s: unknown condition %q", label, e.Condition)
@@ -120,7 +125,10 @@ func validate(w *Workflow, src *source, ps *problems) {
 	for _, edges := range w.Graph {
 		for _, e := range edges {
 			for _, tpl := range []string{e.Prompt, e.Location} {
-				if strings.Contains(tpl, "{{") {
+				switch {
+				case w.Version >= DialectV1 && (strings.Contains(tpl, "{{") || strings.Contains(tpl, "{%")):
+					_, _ = w.compileLiquid(tpl) // usually compiled by the check above
+				case w.Version < DialectV1 && strings.Contains(tpl, "{{"):
 					_, _ = w.compileTemplate(tpl) // usually compiled by the check above
 				}
 			}
@@ -234,7 +242,7 @@ func checkStatusKeys(w *Workflow, from string, src *source, ps *problems) {
 
 // checkEdgeTemplates checks the syntax of an edge's prompt and location
 // templates and that every variable is a property of the previous output.
-func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label string, schemaOK map[string]bool, ps *problems) {
+func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label string, schemaOK map[string]bool, budget *liquidBudget, ps *problems) {
 	var props map[string]map[string]any
 	check := from == Start
 	if r := w.Roles[from]; r != nil && schemaOK[from] {
@@ -253,10 +261,18 @@ func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label s
 		if t.tpl == "" {
 			continue
 		}
-		compiled, err := w.compileTemplate(t.tpl)
 		var unknown []string
-		if err == nil {
-			unknown, err = checkTemplate(compiled, props)
+		var err error
+		if w.Version >= DialectV1 {
+			var compiled render.Node
+			if compiled, err = w.compileLiquid(t.tpl); err == nil {
+				unknown, err = checkLiquid(compiled, props, budget)
+			}
+		} else {
+			var compiled *mustache.Template
+			if compiled, err = w.compileTemplate(t.tpl); err == nil {
+				unknown, err = checkTemplate(compiled, props)
+			}
 		}
 		if err != nil {
 			ps.add(t.at, "edge %s: invalid %s template: %v", label, t.what, err)
@@ -273,4 +289,71 @@ func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label s
 			}
 		}
 	}
+}
+
+// checkStartEdges checks the edges of $START. The older dialect's status
+// map has exactly one edge keyed "_" (and may add a resume edge); version
+// 1 has a new edge and may have a resume edge.
+func checkStartEdges(w *Workflow, src *source, ps *problems) {
+	edges := w.Graph[Start]
+	at := src.nodes[Start]
+	switch {
+	case w.Form == Transitions:
+		if len(edges) == 0 {
+			ps.add(at, "%s has no edges", Start)
+		}
+	case w.Version >= DialectV1:
+		hasNew := false
+		for i, e := range edges {
+			switch e.Status {
+			case StartNew:
+				hasNew = true
+			case StartResume:
+			default:
+				ps.add(src.edges[Start][i].at, "%s edges are keyed %q (a fresh thread) and %q (an ended thread resumed), not %q", Start, StartNew, StartResume, e.Status)
+			}
+		}
+		if !hasNew {
+			ps.add(at, "%s has no %q edge (the edge a fresh thread takes)", Start, StartNew)
+		}
+	default:
+		defaults, others := 0, 0
+		for _, e := range edges {
+			switch e.Status {
+			case DefaultStatus:
+				defaults++
+			case StartResume:
+			default:
+				others++
+			}
+		}
+		if defaults != 1 || others > 0 {
+			ps.add(at, "%s must have exactly one edge, keyed %q", Start, DefaultStatus)
+		}
+	}
+}
+
+// checkV1Schema adds the version 1 rules for a frontmatter schema: every
+// role declares its $status values, and none defines _body (the Liquid
+// variable of the previous step's body) or uses the reserved $SUSPEND.
+func checkV1Schema(role string, schema map[string]any, at *node, ps *problems) bool {
+	ok := true
+	props := topProperties(schema, "")
+	if _, has := props[BodyVariable]; has {
+		ps.add(at, "role %q: frontmatter must not define %q: templates use it for the previous step's body", role, BodyVariable)
+		ok = false
+	}
+	if _, has := props[statusKey]; !has {
+		ps.add(at, "role %q: version 1 frontmatter must declare $status (a const, or a const per oneOf variant)", role)
+		return false
+	}
+	if statuses, err := schemaStatuses(schema); err == nil {
+		for _, st := range statuses {
+			if st == SuspendStatus {
+				ps.add(at, "role %q: $status %q is reserved: any role may yield with it, no schema lists it", role, SuspendStatus)
+				ok = false
+			}
+		}
+	}
+	return ok
 }

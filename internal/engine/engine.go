@@ -69,7 +69,8 @@ type StepOptions struct {
 	// Agent overrides the configured agent.
 	Agent *AgentSpec
 	// Resume re-runs the suspended role of a suspended thread, with
-	// ResumePrompt appended to the suspend message.
+	// ResumePrompt appended to the suspend message; on a completed thread
+	// whose workflow has a $START resume edge, it takes that edge.
 	Resume       bool
 	ResumePrompt string
 	// Cwd, when set, is the thread's directory for this step (absolute or
@@ -181,6 +182,12 @@ func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (p
 	case chain.StatusCancelled:
 		return plan{}, fmt.Errorf("thread %s is cancelled: %w", t.ID, ErrFinished)
 	case chain.StatusCompleted:
+		if opts.Resume {
+			return e.planResumeEnded(ctx, t, opts.ResumePrompt)
+		}
+		if t.Workflow.Workflow.CanResumeEnded() {
+			return plan{}, fmt.Errorf("thread %s is completed: %w; continue it with: git uwf thread resume %s", t.ID, ErrFinished, t.ID)
+		}
 		return plan{}, fmt.Errorf("thread %s is completed: %w", t.ID, ErrFinished)
 	case chain.StatusSuspended:
 		if !opts.Resume {
@@ -204,6 +211,32 @@ func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (p
 		return plan{}, fmt.Errorf("thread %s cannot step: %s", t.ID, st.Error)
 	}
 	return plan{role: st.Next.Role, prompt: st.Next.Prompt, location: st.Next.Location}, nil
+}
+
+// planResumeEnded continues a completed thread through its workflow's
+// $START resume edge: the next step is appended to the same chain.
+func (e *Engine) planResumeEnded(ctx context.Context, t *chain.Thread, answer string) (plan, error) {
+	w := t.Workflow.Workflow
+	if !w.CanResumeEnded() {
+		return plan{}, fmt.Errorf("thread %s is completed and workflow %s has no %s.%s edge to resume it: %w",
+			t.ID, w.Name, moderator.Start, moderator.StartResume, ErrFinished)
+	}
+	rc, err := e.Repo.RouteContext(ctx, t)
+	if err != nil {
+		return plan{}, err
+	}
+	d, err := w.RouteResume(rc)
+	if err != nil {
+		return plan{}, fmt.Errorf("thread %s: %w", t.ID, err)
+	}
+	if d.Kind != moderator.Next {
+		return plan{}, fmt.Errorf("thread %s: the %s.%s edge leads to %s, not to a role: %w", t.ID, moderator.Start, moderator.StartResume, d.Role, ErrFinished)
+	}
+	prompt := d.Prompt
+	if a := strings.TrimSpace(answer); a != "" {
+		prompt += "\n\n" + a
+	}
+	return plan{role: d.Role, prompt: prompt, location: d.Location, resumed: true}, nil
 }
 
 // stepDir resolves the step's working directory (see package workdir):

@@ -145,7 +145,7 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 		Usage: "List threads, newest first (active ones unless --all)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled threads"},
-			&cli.StringFlag{Name: "status", Usage: "only threads in these `STATES` (comma-separated: idle,running,suspended,completed,cancelled,failed)"},
+			&cli.StringFlag{Name: "status", Usage: "only threads in these `STATES` (comma-separated: idle,running,suspended,completed,cancelled,failed; end = completed)"},
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {

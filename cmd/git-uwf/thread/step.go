@@ -84,7 +84,7 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 func newCmdResume(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "resume",
-		Usage:     "Re-run the role a suspended thread stopped at, with the suspend message and your answer",
+		Usage:     "Re-run the role a suspended thread stopped at, with the suspend message and your answer; or continue an ended thread through its $START resume edge",
 		ArgsUsage: "<thread>",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "your answer or extra instruction `TEXT`"},

@@ -29,10 +29,12 @@ type ShowOptions struct {
 // document (role schemas inline) with its hash, its graph form ("status" or
 // "conditions") and the alias of each role's schema node.
 type ShowResult struct {
-	Name        string            `json:"name"`
-	Hash        string            `json:"hash"`
-	Description string            `json:"description"`
-	Form        string            `json:"form"`
+	Name        string `json:"name"`
+	Hash        string `json:"hash"`
+	Description string `json:"description"`
+	Form        string `json:"form"`
+	// Version is the dialect: 1 for version 1 files, absent for the older one.
+	Version     int               `json:"version,omitempty"`
 	Roles       any               `json:"roles"`
 	Graph       any               `json:"graph"`
 	Conditions  any               `json:"conditions,omitempty"`
@@ -101,7 +103,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		}
 	}
 	res := ShowResult{
-		Name: w.Name, Hash: string(info.Alias), Description: w.Description, Form: string(w.Form),
+		Name: w.Name, Hash: string(info.Alias), Description: w.Description, Form: string(w.Form), Version: w.Version,
 		Roles: doc["roles"], Graph: doc["graph"], Conditions: doc["conditions"],
 		RoleSchemas: map[string]string{},
 	}

@@ -29,6 +29,9 @@ type ValidateResult struct {
 	Name     string    `json:"name,omitempty"`
 	Roles    []string  `json:"roles,omitempty"`
 	Problems []Problem `json:"problems,omitempty"`
+	// Notes are remarks on a valid file, such as a file name that differs
+	// from the declared name (version 1: the declared name is used).
+	Notes []Problem `json:"notes,omitempty"`
 }
 
 // Problem is one validation problem in machine output. Line and Col are
@@ -81,7 +84,13 @@ func validateRun(_ context.Context, opts *ValidateOptions) error {
 		return err
 	}
 	res := ValidateResult{Valid: true, Name: w.Name, Roles: append([]string{}, w.RoleOrder...)}
+	for _, n := range w.Notes {
+		res.Notes = append(res.Notes, Problem{File: n.File, Line: n.Line, Col: n.Col, Message: n.Message})
+	}
 	return cmdutil.Print(opts.IO, opts.Format, res, func(out io.Writer) error {
+		if err := printNotes(out, w); err != nil {
+			return err
+		}
 		_, err := fmt.Fprintf(out, "%s: workflow %s is valid (%d roles: %s)\n",
 			opts.File, w.Name, len(w.RoleOrder), strings.Join(w.RoleOrder, ", "))
 		return err

@@ -3,6 +3,7 @@ package workflow
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,23 @@ func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, e
 		return nil, err
 	}
 	w, err := cmdutil.LoadWorkflowFile(abs)
+	base := filepath.Dir(path)
+	if fi, statErr := os.Stat(abs); statErr == nil && fi.IsDir() {
+		base = path
+	}
+	rebase := func(list []moderator.Problem) []moderator.Problem {
+		out := make([]moderator.Problem, len(list))
+		for i, p := range list {
+			if p.File != "" {
+				p.File = filepath.ToSlash(filepath.Join(base, filepath.FromSlash(p.File)))
+			}
+			out[i] = p
+		}
+		return out
+	}
 	if err == nil {
+		// Notes name files as the user would, like problems.
+		w.Notes = rebase(w.Notes)
 		return w, nil
 	}
 	var ve *moderator.ValidationError
@@ -68,16 +85,55 @@ func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, e
 		}
 		return nil, err
 	}
-	base := filepath.Dir(path)
-	if fi, statErr := os.Stat(abs); statErr == nil && fi.IsDir() {
-		base = path
+	return nil, &InvalidError{Path: path, Problems: rebase(ve.Problems)}
+}
+
+// workflowFolder lists the workflow files of a folder that is not itself
+// a workflow (it has no index.yaml): its *.yaml and *.yml files and its
+// subfolders with an index.yaml, sorted. ok is false when path is a file
+// or a workflow folder.
+func workflowFolder(getwd func() (string, error), path string) (files []string, ok bool, err error) {
+	abs, err := cmdutil.AbsPath(getwd, path)
+	if err != nil {
+		return nil, false, err
 	}
-	problems := make([]moderator.Problem, len(ve.Problems))
-	for i, p := range ve.Problems {
-		if p.File != "" {
-			p.File = filepath.ToSlash(filepath.Join(base, filepath.FromSlash(p.File)))
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return nil, false, nil
+	}
+	if _, err := os.Stat(filepath.Join(abs, "index.yaml")); err == nil {
+		return nil, false, nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, false, fmt.Errorf("read workflow folder %s: %w", path, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+		case e.IsDir():
+			if fi, err := os.Stat(filepath.Join(abs, name, "index.yaml")); err == nil && !fi.IsDir() {
+				files = append(files, filepath.Join(path, name))
+			}
+		case e.Type().IsRegular() && (strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")):
+			files = append(files, filepath.Join(path, name))
 		}
-		problems[i] = p
 	}
-	return nil, &InvalidError{Path: path, Problems: problems}
+	if len(files) == 0 {
+		return nil, true, fmt.Errorf("workflow folder %s holds no workflow (no index.yaml, *.yaml, *.yml or <name>/index.yaml)", path)
+	}
+	return files, true, nil
+}
+
+// printNotes writes a loaded workflow's notes, one "file:line:col: note: …"
+// line each.
+func printNotes(out io.Writer, w *moderator.Workflow) error {
+	for _, n := range w.Notes {
+		n.Message = "note: " + n.Message
+		if _, err := fmt.Fprintln(out, n.String()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
