@@ -82,6 +82,11 @@ type Result struct {
 	CurrentRole    *string        `json:"currentRole"`
 	SuspendedRole  *string        `json:"suspendedRole"`
 	SuspendMessage *string        `json:"suspendMessage"`
+	// The protocol's StepOutput fields: the pinned workflow version, the
+	// new head (the step's alias) and done (the thread completed).
+	WorkflowHash string `json:"workflowHash"`
+	Head         string `json:"head"`
+	Done         bool   `json:"done"`
 }
 
 // Errors callers branch on.
@@ -349,7 +354,8 @@ func (e *Engine) result(ctx context.Context, before *chain.Thread, entry *chain.
 	}
 	r := &Result{Thread: id, Workflow: t.Workflow.Name, Role: entry.Step.Role, Agent: agent,
 		Step: string(entry.Node.Alias), Commit: entry.Commit.String(), Output: out,
-		DurationMs: entry.Step.CompletedAtMs - entry.Step.StartedAtMs, Status: st.Status}
+		DurationMs: entry.Step.CompletedAtMs - entry.Step.StartedAtMs, Status: st.Status,
+		WorkflowHash: string(t.Workflow.Alias), Head: string(entry.Node.Alias), Done: st.Status == chain.StatusCompleted}
 	if st.CurrentRole != "" {
 		r.CurrentRole = &st.CurrentRole
 	}

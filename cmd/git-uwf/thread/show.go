@@ -44,6 +44,8 @@ type showOutput struct {
 	UpdatedAt      time.Time       `json:"updatedAt"`
 	Attempts       []attemptOutput `json:"failedAttempts"`
 	Hint           *string         `json:"hint"`
+	// Done is the protocol's flag: the thread completed.
+	Done bool `json:"done"`
 }
 
 func newCmdShow(f *cmdutil.Factory) *cli.Command {
@@ -89,6 +91,7 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 			Phase: a.Node.Phase, Error: a.Node.Error, Time: a.Time.UTC()})
 	}
 	out.Hint = strPtr(hint(t.ID, st))
+	out.Done = st.Status == chain.StatusCompleted
 	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
