@@ -227,6 +227,30 @@ func TestDocumentedShapes(t *testing.T) {
 		t.Fatalf("resume of an idle thread succeeded:\n%s", resume.Out)
 	}
 
+	// A second version, rolled back; a bundle, imported elsewhere; the
+	// fork removed, then the workflow.
+	if err := os.WriteFile(filepath.Join(dir, "loop.yaml"), []byte(strings.Replace(docLoop, "Implement.", "Implement it.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("workflow", "put", "loop.yaml")
+	rollback := run("workflow", "rollback", "loop")
+	bundle := run("thread", "export", th.Thread, "--bundle", filepath.Join(t.TempDir(), "run.bundle"))
+	var exported struct{ File string }
+	if err := json.Unmarshal([]byte(bundle), &exported); err != nil {
+		t.Fatal(err)
+	}
+	imported := cmdtest.MustRun(t, chaintest.InitRepo(t), now, "thread", "import", exported.File, "--format", "json")
+	var doomed struct{ Thread string }
+	if err := json.Unmarshal([]byte(run("thread", "start", "loop", "-p", "to remove")), &doomed); err != nil {
+		t.Fatal(err)
+	}
+	removeThread := run("thread", "remove", doomed.Thread)
+	if err := os.WriteFile(filepath.Join(dir, "gone.yaml"), []byte(strings.Replace(docLoop, "name: loop", "name: gone", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("workflow", "put", "gone.yaml")
+	removeWorkflow := run("workflow", "remove", "gone")
+
 	tests := []struct {
 		heading     string
 		block       int // which json block of the section
@@ -253,6 +277,11 @@ func TestDocumentedShapes(t *testing.T) {
 		{heading: "`git uwf workflow list", elem: 1, outElem: 0, out: run("workflow", "list")},
 		{heading: "`git uwf workflow history ", out: run("workflow", "history", "loop")},
 		{heading: "`git uwf workflow graph ", out: run("workflow", "graph", "loop")},
+		{heading: "`git uwf thread export ", block: 1, out: bundle},
+		{heading: "`git uwf thread import ", out: imported},
+		{heading: "`git uwf thread remove ", out: removeThread},
+		{heading: "`git uwf workflow rollback ", out: rollback},
+		{heading: "`git uwf workflow remove ", out: removeWorkflow},
 		{heading: "`git uwf cas get ", out: run("cas", "get", wf.Hash)},
 		{heading: "`git uwf cas put ", out: run("cas", "put", "--text", "hello")},
 		{heading: "`git uwf cas has ", out: run("cas", "has", wf.Hash)},

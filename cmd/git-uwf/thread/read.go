@@ -120,10 +120,19 @@ func printMarkdown(f *cmdutil.Factory, format cmdutil.Format, md string) error {
 func newCmdExport(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "export",
-		Usage:     "Render a whole thread as markdown for a pull-request description",
-		ArgsUsage: "<thread>",
-		Flags:     []cli.Flag{cmdutil.FormatFlag()},
+		Usage:     "Render a whole thread as markdown for a pull-request description, or --bundle threads into a file",
+		ArgsUsage: "<thread>…",
+		Description: "Without --bundle: the thread, oldest first, as markdown. With --bundle FILE: a git bundle\n" +
+			"of the threads, their attempts, their workflows' registry refs and everything those reach,\n" +
+			"for git uwf thread import on another machine.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle of the threads to `FILE`"},
+			cmdutil.FormatFlag(),
+		},
 		Action: func(c *cli.Context) error {
+			if c.String("bundle") != "" {
+				return exportBundle(c, f)
+			}
 			tc, err := parseThreadCommand(c, f)
 			if err != nil {
 				return err

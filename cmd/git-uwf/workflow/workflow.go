@@ -27,6 +27,8 @@ func NewCmdWorkflow(f *cmdutil.Factory) *cli.Command {
 			newCmdList(f),
 			newCmdHistory(f),
 			newCmdGraph(f),
+			newCmdRollback(f),
+			newCmdRemove(f),
 		},
 	}
 }

@@ -1,0 +1,101 @@
+package thread
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/uwfsync"
+)
+
+// exportBundle is `thread export <thread>… --bundle FILE`.
+func exportBundle(c *cli.Context, f *cmdutil.Factory) error {
+	if c.NArg() == 0 {
+		return cmdutil.FlagErrorf("missing thread id")
+	}
+	format, err := cmdutil.FormatOf(c)
+	if err != nil {
+		return err
+	}
+	file, err := cmdutil.AbsPath(f.Getwd, c.String("bundle"))
+	if err != nil {
+		return err
+	}
+	repo, err := f.Repo(c.Context)
+	if err != nil {
+		return err
+	}
+	var threads []*chain.Thread
+	for _, arg := range c.Args().Slice() {
+		id, err := repo.ResolveThread(c.Context, arg)
+		if err != nil {
+			return err
+		}
+		t, err := repo.Thread(c.Context, id)
+		if err != nil {
+			return err
+		}
+		threads = append(threads, t)
+	}
+	out, err := uwfsync.ExportBundle(c.Context, repo, file, threads)
+	if err != nil {
+		return err
+	}
+	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+		names := make([]string, 0, len(out.Refs))
+		for name := range out.Refs {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		fmt.Fprintf(w, "wrote %s with %d refs:\n", c.String("bundle"), len(names))
+		for _, name := range names {
+			fmt.Fprintf(w, "  %s %s\n", out.Refs[name][:12], name)
+		}
+		return nil
+	})
+}
+
+func newCmdImport(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "Import threads from a bundle written by thread export --bundle",
+		ArgsUsage: "<file>",
+		Description: "Verifies the bundle (git bundle verify), refuses it if it carries refs outside\n" +
+			"refs/uwf/, fetches it and reconciles like git uwf fetch: new threads appear, threads\n" +
+			"you have fast-forward, and a thread both sides stepped keeps the bundle's line under\n" +
+			"its id while yours is saved as a fork.",
+		Flags: []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			arg, err := cmdutil.OneArg(c, "bundle file")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			file, err := cmdutil.AbsPath(f.Getwd, arg)
+			if err != nil {
+				return err
+			}
+			repo, err := f.Repo(c.Context)
+			if err != nil {
+				return err
+			}
+			rep, err := uwfsync.ImportBundle(c.Context, repo, file, arg)
+			if err != nil {
+				return err
+			}
+			perr := syncmd.PrintReport(f, format, rep)
+			if perr == nil && rep.Failed() {
+				return &cmdutil.ExitError{Code: 1, Err: fmt.Errorf("some refs of %s could not be imported (see above)", arg)}
+			}
+			return perr
+		},
+	}
+}
