@@ -453,6 +453,9 @@ type AppendOptions struct {
 	Body string
 	// Prompt is the assembled prompt the agent saw (kept as prompt.md).
 	Prompt string
+	// ReusedAttempt, when set, is the failed attempt whose StepNode this
+	// is: the commit records it in an Uwf-Reused-Attempt trailer.
+	ReusedAttempt string
 }
 
 // AppendStep verifies a StepNode written by an agent and appends it to the
@@ -546,9 +549,12 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	if summary != "" {
 		subject += " — " + summary
 	}
-	msg := message(subject, excerpt(opts.Body, 12),
-		Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Role", sn.Role}, Trailer{"Uwf-Status", status},
-		Trailer{"Uwf-Agent", sn.Agent}, Trailer{"Uwf-Node", string(n.Alias)})
+	trailers := []Trailer{{"Uwf-Thread", string(t.ID)}, {"Uwf-Role", sn.Role}, {"Uwf-Status", status},
+		{"Uwf-Agent", sn.Agent}, {"Uwf-Node", string(n.Alias)}}
+	if opts.ReusedAttempt != "" {
+		trailers = append(trailers, Trailer{"Uwf-Reused-Attempt", opts.ReusedAttempt})
+	}
+	msg := message(subject, excerpt(opts.Body, 12), trailers...)
 	return r.appendCommit(ctx, t, n, set, files, msg)
 }
 

@@ -66,6 +66,9 @@ type StepOptions struct {
 	// ResumePrompt appended to the suspend message.
 	Resume       bool
 	ResumePrompt string
+	// Rerun runs the agent even when a failed attempt on the head holds a
+	// valid step that could not be appended (see reuse.go).
+	Rerun bool
 }
 
 // Result reports the thread after a step.
@@ -87,6 +90,9 @@ type Result struct {
 	WorkflowHash string `json:"workflowHash"`
 	Head         string `json:"head"`
 	Done         bool   `json:"done"`
+	// ReusedAttempt is the failed attempt whose step was appended instead
+	// of running the agent again (omitted when the agent ran).
+	ReusedAttempt string `json:"reusedAttempt,omitempty"`
 }
 
 // Errors callers branch on.
@@ -143,6 +149,11 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 	p, err := e.plan(ctx, t, opts)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.Rerun && !p.resumed {
+		if res, err := e.reuse(ctx, t, p); res != nil || err != nil {
+			return res, err
+		}
 	}
 	spec := opts.Agent
 	if spec == nil {
@@ -261,6 +272,9 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		stop("failed")
 		a := chain.Attempt{Role: p.role, Agent: spec.Name, Error: err.Error(), Phase: phase,
 			StartedAtMs: started.UnixMilli(), CompletedAtMs: completed.UnixMilli(), Nodes: nodes, ExitCode: -1}
+		if phase == "append" && len(nodes) == 1 {
+			a.Step = nodes[0] // valid, not appended: the next step reuses it
+		}
 		if res != nil {
 			a.Stdout, a.Stderr, a.ExitCode = string(res.Stdout), string(res.Stderr), res.ExitCode
 		}

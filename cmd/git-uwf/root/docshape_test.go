@@ -260,7 +260,7 @@ func TestDocumentedShapes(t *testing.T) {
 		optional    []string
 	}{
 		{heading: "`git uwf thread start ", out: start},
-		{heading: "`git uwf thread step ", out: step},
+		{heading: "`git uwf thread step ", out: step, optional: []string{"reusedAttempt"}},
 		{heading: "`git uwf thread show ", out: run("thread", "show", th.Thread)},
 		{heading: "`git uwf thread list ", out: run("thread", "list"), optional: []string{"suspendedRole", "error"}},
 		{heading: "`git uwf thread steps ", out: run("thread", "steps", th.Thread)},
