@@ -147,8 +147,18 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 		return nil, err
 	}
 	p, err := e.plan(ctx, t, opts)
+	if errors.Is(err, ErrNotSuspended) {
+		// Resuming a thread whose role is played by a suspended child
+		// thread resumes the child.
+		if cp, cerr := e.plan(ctx, t, StepOptions{}); cerr == nil && childWorkflow(t, cp.role) != "" {
+			p, err = cp, nil
+		}
+	}
 	if err != nil {
 		return nil, err
+	}
+	if name := childWorkflow(t, p.role); name != "" {
+		return e.runChild(ctx, t, p, name, opts)
 	}
 	if !opts.Rerun && !p.resumed {
 		if res, err := e.reuse(ctx, t, p); res != nil || err != nil {

@@ -46,6 +46,11 @@ type showOutput struct {
 	Hint           *string         `json:"hint"`
 	// Done is the protocol's flag: the thread completed.
 	Done bool `json:"done"`
+	// Parent is the thread whose role this thread plays (null for a
+	// thread started by hand); Children the threads that played roles of
+	// this one.
+	Parent   *chain.ParentLink `json:"parent"`
+	Children []chain.ThreadID  `json:"children"`
 }
 
 func newCmdShow(f *cmdutil.Factory) *cli.Command {
@@ -92,6 +97,15 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 	}
 	out.Hint = strPtr(hint(t.ID, st))
 	out.Done = st.Status == chain.StatusCompleted
+	if out.Parent, err = repo.Parent(ctx, t); err != nil {
+		return err
+	}
+	out.Children = []chain.ThreadID{}
+	for _, e := range chainEntries {
+		if e.Step != nil && e.Step.Child != "" {
+			out.Children = append(out.Children, e.Step.Child)
+		}
+	}
 	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
@@ -112,6 +126,12 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		fmt.Fprintf(tw, "head\t%s (commit %s)\n", out.Head, out.HeadCommit[:12])
 		fmt.Fprintf(tw, "task\t%s\n", cmdutil.FirstLine(out.Prompt, 100))
 		fmt.Fprintf(tw, "cwd\t%s\n", out.Cwd)
+		if out.Parent != nil {
+			fmt.Fprintf(tw, "parent\t%s (this thread plays its role %s)\n", out.Parent.Thread, out.Parent.Role)
+		}
+		for _, c := range out.Children {
+			fmt.Fprintf(tw, "child\t%s\n", c)
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
