@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/git-uwf/git-uwf/moderator"
 )
 
 // A role may be played by a whole workflow: the step starts a child thread
@@ -161,4 +163,82 @@ func (r *Repo) Children(ctx context.Context, t *Thread) ([]ThreadID, error) {
 		}
 	}
 	return out, nil
+}
+
+// CheckRoleWorkflows checks the roles of w that are played by workflows
+// against the registry: each must name a registered workflow (or a stored
+// version's alias), and none may reach w again through the roles of the
+// workflows it names. Each problem is placed at the role's workflow key.
+func (r *Repo) CheckRoleWorkflows(ctx context.Context, w *moderator.Workflow) []moderator.Problem {
+	var out []moderator.Problem
+	for _, name := range w.RoleOrder {
+		role := w.Roles[name]
+		if role.Workflow == "" || role.Workflow == w.Name {
+			continue // the self-reference is reported by the loader
+		}
+		at := role.WorkflowAt
+		problem := func(format string, args ...any) {
+			out = append(out, moderator.Problem{File: at.File, Line: at.Line, Col: at.Col, Message: fmt.Sprintf(format, args...)})
+		}
+		info, err := r.FindWorkflow(ctx, role.Workflow)
+		if err != nil {
+			problem("role %q: workflow %q is not registered (register it first with git uwf workflow put)", name, role.Workflow)
+			continue
+		}
+		if path := r.reaches(ctx, info, w.Name, map[string]bool{}); path != nil {
+			problem("role %q: workflow %q reaches %q again (%s → %s): a workflow cannot play a role of itself",
+				name, role.Workflow, w.Name, w.Name, strings.Join(path, " → "))
+		}
+	}
+	return out
+}
+
+// reaches returns the chain of workflow names through which info's roles
+// lead to the workflow named target (info's name first), nil when they do
+// not.
+func (r *Repo) reaches(ctx context.Context, info *WorkflowInfo, target string, seen map[string]bool) []string {
+	if info.Name == target {
+		return []string{target}
+	}
+	if seen[info.Name] {
+		return nil
+	}
+	seen[info.Name] = true
+	for _, name := range info.Workflow.RoleOrder {
+		ref := info.Workflow.Roles[name].Workflow
+		if ref == "" {
+			continue
+		}
+		next, err := r.FindWorkflow(ctx, ref)
+		if err != nil {
+			continue
+		}
+		if path := r.reaches(ctx, next, target, seen); path != nil {
+			return append([]string{info.Name}, path...)
+		}
+	}
+	return nil
+}
+
+// ActiveChild returns the child thread playing t's current role (the role
+// the moderator picked on t's head), nil when that role is played by an
+// agent or its child has not started.
+func (r *Repo) ActiveChild(ctx context.Context, t *Thread) (*Thread, error) {
+	st, err := r.State(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	role := st.CurrentRole
+	if role == "" {
+		return nil, nil
+	}
+	if rl := t.Workflow.Workflow.Roles[role]; rl == nil || rl.Workflow == "" {
+		return nil, nil
+	}
+	id := ChildID(t.ID, t.Head, role)
+	tip, err := r.resolveRef(id.Ref())
+	if err != nil || tip.IsZero() {
+		return nil, err
+	}
+	return r.Thread(ctx, id)
 }

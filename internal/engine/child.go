@@ -4,10 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 )
+
+// childChainKey carries, in the context of a child's steps, the names of
+// the workflows running around it.
+type childChainKey struct{}
 
 // MaxChildSteps bounds the steps of one child thread (a role played by a
 // workflow), against child workflows that loop forever.
@@ -34,6 +40,14 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 	if err != nil {
 		return nil, fmt.Errorf("role %q of thread %s is played by workflow %q: %w", p.role, t.ID, name, err)
 	}
+	// Registration refuses cycles, but a workflow registered later may
+	// close one: never run a workflow inside itself.
+	outer, _ := ctx.Value(childChainKey{}).([]string)
+	if slices.Contains(outer, wf.Name) || wf.Name == t.Workflow.Name {
+		return nil, fmt.Errorf("role %q of thread %s is played by workflow %q, which is already running around it (%s → %s): a workflow cannot play a role of itself",
+			p.role, t.ID, wf.Name, strings.Join(append(slices.Clone(outer), t.Workflow.Name), " → "), wf.Name)
+	}
+	ctx = context.WithValue(ctx, childChainKey{}, append(slices.Clone(outer), t.Workflow.Name))
 	cwd, err := stepDir(t, p.location)
 	if err != nil {
 		return nil, err

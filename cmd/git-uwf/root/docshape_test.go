@@ -267,7 +267,7 @@ func TestDocumentedShapes(t *testing.T) {
 		{heading: "`git uwf thread read ", out: run("thread", "read", th.Thread)},
 		{heading: "`git uwf thread export ", out: run("thread", "export", th.Thread)},
 		{heading: "`git uwf thread fork ", out: fork},
-		{heading: "`git uwf thread cancel ", out: run("thread", "cancel", forked.Thread)},
+		{heading: "`git uwf thread cancel ", out: run("thread", "cancel", forked.Thread), optional: []string{"children"}},
 		{heading: "`git uwf step show ", out: run("step", "show", steps[0].Step), optional: []string{"detail"}},
 		{heading: "`git uwf workflow put ", out: put},
 		{heading: "`git uwf workflow validate ", out: run("workflow", "validate", "loop.yaml"), optional: []string{"problems"}},

@@ -63,6 +63,9 @@ func putRun(ctx context.Context, opts *PutOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkRegistry(ctx, repo, opts.Getwd, opts.File, w); err != nil {
+		return err
+	}
 	info, changed, err := repo.RegisterWorkflow(ctx, w)
 	if err != nil {
 		return fmt.Errorf("register workflow %s from %s: %w", w.Name, opts.File, err)

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/moderator"
 )
@@ -70,16 +72,36 @@ func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, e
 		}
 		return nil, err
 	}
+	return nil, &InvalidError{Path: path, Problems: rebase(abs, path, ve.Problems)}
+}
+
+// rebase names the files of problems found loading abs relative to the
+// directory the user named in path.
+func rebase(abs, path string, ps []moderator.Problem) []moderator.Problem {
 	base := filepath.Dir(path)
 	if fi, statErr := os.Stat(abs); statErr == nil && fi.IsDir() {
 		base = path
 	}
-	problems := make([]moderator.Problem, len(ve.Problems))
-	for i, p := range ve.Problems {
+	problems := make([]moderator.Problem, len(ps))
+	for i, p := range ps {
 		if p.File != "" {
 			p.File = filepath.ToSlash(filepath.Join(base, filepath.FromSlash(p.File)))
 		}
 		problems[i] = p
 	}
-	return nil, &InvalidError{Path: path, Problems: problems}
+	return problems
+}
+
+// checkRegistry checks the roles of w played by workflows against the
+// registry (registered, no cycle back to w); an *InvalidError when not.
+func checkRegistry(ctx context.Context, repo *chain.Repo, getwd func() (string, error), path string, w *moderator.Workflow) error {
+	ps := repo.CheckRoleWorkflows(ctx, w)
+	if len(ps) == 0 {
+		return nil
+	}
+	abs, err := cmdutil.AbsPath(getwd, path)
+	if err != nil {
+		return err
+	}
+	return &InvalidError{Path: path, Problems: rebase(abs, path, ps)}
 }
