@@ -30,17 +30,38 @@ func exportBundle(c *cli.Context, f *cmdutil.Factory) error {
 	if err != nil {
 		return err
 	}
-	var threads []*chain.Thread
+	var ids []chain.ThreadID
 	for _, arg := range c.Args().Slice() {
 		id, err := repo.ResolveThread(c.Context, arg)
 		if err != nil {
 			return err
 		}
+		ids = append(ids, id)
+	}
+	// The threads and, transitively, the child threads that played their
+	// roles.
+	var threads []*chain.Thread
+	seen := map[chain.ThreadID]bool{}
+	for len(ids) > 0 {
+		id := ids[0]
+		ids = ids[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
 		t, err := repo.Thread(c.Context, id)
 		if err != nil {
 			return err
 		}
 		threads = append(threads, t)
+		children, err := repo.Children(c.Context, t)
+		if err != nil {
+			return err
+		}
+		if active, err := repo.ActiveChild(c.Context, t); err == nil && active != nil {
+			children = append(children, active.ID)
+		}
+		ids = append(ids, children...)
 	}
 	out, err := uwfsync.ExportBundle(c.Context, repo, file, threads)
 	if err != nil {

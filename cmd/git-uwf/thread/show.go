@@ -96,6 +96,12 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 			Phase: a.Node.Phase, Error: a.Node.Error, Time: a.Time.UTC()})
 	}
 	out.Hint = strPtr(hint(t.ID, st))
+	if child, err := repo.ActiveChild(ctx, t); err == nil && child != nil {
+		if cst, err := repo.State(ctx, child); err == nil && cst.Status == chain.StatusSuspended {
+			out.Hint = strPtr(fmt.Sprintf("Waiting for child thread %s, suspended at role %s: answer with git uwf thread resume %s -p \"<answer>\"",
+				child.ID, cst.SuspendedRole, t.ID))
+		}
+	}
 	out.Done = st.Status == chain.StatusCompleted
 	if out.Parent, err = repo.Parent(ctx, t); err != nil {
 		return err
