@@ -77,22 +77,7 @@ func (r *Repo) Parent(ctx context.Context, t *Thread) (*ParentLink, error) {
 			return nil, fmt.Errorf("thread %s: read %s: %w", t.ID, c, err)
 		}
 		if len(commit.ParentHashes) == 0 {
-			for _, line := range strings.Split(commit.Message, "\n") {
-				v, ok := strings.CutPrefix(line, "Uwf-Parent: ")
-				if !ok {
-					continue
-				}
-				f := strings.Fields(v)
-				if len(f) != 3 {
-					return nil, nil
-				}
-				id, err := ParseThreadID(f[0])
-				if err != nil {
-					return nil, nil
-				}
-				return &ParentLink{Thread: id, Head: f[1], Role: f[2]}, nil
-			}
-			return nil, nil
+			return parseParentTrailer(commit.Message), nil
 		}
 		c = commit.ParentHashes[0]
 	}
@@ -241,4 +226,26 @@ func (r *Repo) ActiveChild(ctx context.Context, t *Thread) (*Thread, error) {
 		return nil, err
 	}
 	return r.Thread(ctx, id)
+}
+
+// parseParentTrailer reads the Uwf-Parent trailer of a start commit's
+// message: "<thread id> <40-hex head commit> <role>". Anything malformed
+// (fetched data may be) is no link at all.
+func parseParentTrailer(msg string) *ParentLink {
+	for _, line := range strings.Split(msg, "\n") {
+		v, ok := strings.CutPrefix(line, "Uwf-Parent: ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) != 3 || len(f[1]) != 40 || strings.Trim(f[1], "0123456789abcdef") != "" {
+			return nil
+		}
+		id, err := ParseThreadID(f[0])
+		if err != nil || string(id) != f[0] {
+			return nil
+		}
+		return &ParentLink{Thread: id, Head: f[1], Role: f[2]}
+	}
+	return nil
 }
