@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/engine"
@@ -23,6 +24,12 @@ func TestReuseKeptStepOnce(t *testing.T) {
 	fx := newFixture(t)
 	lock := filepath.Join(fx.repo.Info.CommonDir, "refs", "uwf", "threads", string(fx.id)+".lock")
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A lock older than a few seconds is taken for a crash leftover and
+	// removed; dated in the future, this one stays however slow the run.
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(lock, future, future); err != nil {
 		t.Fatal(err)
 	}
 	_, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("script", loopScript)})
