@@ -150,7 +150,7 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 	if errors.Is(err, ErrNotSuspended) {
 		// Resuming a thread whose role is played by a suspended child
 		// thread resumes the child.
-		if cp, cerr := e.plan(ctx, t, StepOptions{}); cerr == nil && childWorkflow(t, cp.role) != "" {
+		if cp, cerr := e.plan(ctx, t, StepOptions{}); cerr == nil && childWorkflow(t, cp.role) != "" && e.childSuspended(ctx, t) {
 			p, err = cp, nil
 		}
 	}
