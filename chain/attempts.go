@@ -29,6 +29,11 @@ type Attempt struct {
 	// Nodes are further nodes the attempt produced (e.g. a StepNode the
 	// engine rejected); they and everything they reference are kept.
 	Nodes []objects.Alias
+	// Step is a StepNode that passed validation but could not be
+	// appended (the ref could not be moved): the attempt's tree names it
+	// as "step", so that the next step on the same head can reuse it
+	// instead of running the agent again.
+	Step objects.Alias
 }
 
 // AttemptNode is the stored form of an Attempt.
@@ -52,6 +57,9 @@ type FailedAttempt struct {
 	Head   plumbing.Hash // the thread head it was attempted on
 	Time   time.Time
 	Node   AttemptNode
+	// Step is the object id of the attempt's valid but unappended
+	// StepNode (zero when it has none).
+	Step plumbing.Hash
 }
 
 // AttemptsRef is where a thread's failed attempts are kept.
@@ -109,6 +117,16 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 	}
 	tb.subtree("workflow", t.Workflow.Tree)
 	tb.nodes("nodes", set)
+	trailers := []Trailer{{"Uwf-Thread", string(t.ID)}, {"Uwf-Role", a.Role}, {"Uwf-Status", "failed"},
+		{"Uwf-Agent", a.Agent}, {"Uwf-Node", string(ref.Alias)}}
+	if a.Step != "" {
+		n, err := r.Store.Get(a.Step)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("attempt step %s: %w", a.Step, err)
+		}
+		tb.blob("step", n.OID)
+		trailers = append(trailers, Trailer{"Uwf-Step-Node", string(a.Step)})
+	}
 	for name, content := range map[string]string{"error.txt": a.Error + "\n", "stdout.txt": a.Stdout, "stderr.txt": a.Stderr} {
 		if content == "" {
 			continue
@@ -133,9 +151,7 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 		if !prev.IsZero() {
 			parents = append(parents, prev)
 		}
-		msg := message(fmt.Sprintf("%s: failed — %s", a.Role, a.Error), excerpt(a.Stderr, 12),
-			Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Role", a.Role}, Trailer{"Uwf-Status", "failed"},
-			Trailer{"Uwf-Agent", a.Agent}, Trailer{"Uwf-Node", string(ref.Alias)})
+		msg := message(fmt.Sprintf("%s: failed — %s", a.Role, a.Error), excerpt(a.Stderr, 12), trailers...)
 		commit, err := r.writeCommit(ctx, tree, parents, msg)
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -182,6 +198,9 @@ func (r *Repo) attemptsFrom(t *Thread, tip plumbing.Hash, sinceHead bool) ([]Fai
 			if n, err := r.Store.GetOID(oid); err == nil {
 				_ = n.Decode(&fa.Node)
 			}
+		}
+		if oid, err := treeEntry(s, commit.TreeHash, "step"); err == nil {
+			fa.Step = oid
 		}
 		if sinceHead && fa.Head != t.Head.Commit {
 			break

@@ -117,6 +117,8 @@ func stepNodeKey(key string) int {
 		return 14
 	case "resumed":
 		return 15
+	case "child":
+		return 16
 	}
 	return -1
 }
@@ -166,8 +168,15 @@ func fastStepNode(p []byte, v *StepNode) bool {
 			return true
 		case 14:
 			return setIntMap(val, &v.Redactions)
-		default: // resumed
+		case 15:
 			return setBool(val, &v.Resumed)
+		default: // child
+			var s string
+			if !setString(val, &s) {
+				return false
+			}
+			v.Child = ThreadID(s)
+			return true
 		}
 	})
 }

@@ -52,8 +52,12 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	}
 	var parts []string
 	if opts.Before == "" || opts.Start {
-		parts = append(parts, fmt.Sprintf("# Thread `%s`\n\n**Workflow:** %s (`%s`)\n\n## Task\n\n%s",
-			t.ID, t.Workflow.Name, t.Workflow.Alias, strings.TrimSpace(t.Start.Prompt)))
+		parent := ""
+		if link, err := r.Parent(ctx, t); err == nil && link != nil {
+			parent = fmt.Sprintf("\n**Parent:** thread `%s` (plays its role %s)\n", link.Thread, link.Role)
+		}
+		parts = append(parts, fmt.Sprintf("# Thread `%s`\n\n**Workflow:** %s (`%s`)\n%s\n## Task\n\n%s",
+			t.ID, t.Workflow.Name, t.Workflow.Alias, parent, strings.TrimSpace(t.Start.Prompt)))
 	}
 	budget := opts.Quota
 	for _, p := range parts {
@@ -106,6 +110,9 @@ func (r *Repo) renderStep(e *Entry, n int, shownRoles map[string]bool, t *Thread
 	fmt.Fprintf(&b, "## Step %d: %s `%s`\n", n, s.Role, e.Node.Alias)
 	fmt.Fprintf(&b, "**Agent:** %s | **Status:** %s | **Time:** %s | **Duration:** %s\n",
 		s.Agent, orDash(status), formatTime(time.UnixMilli(s.CompletedAtMs)), FormatDuration(time.Duration(s.CompletedAtMs-s.StartedAtMs)*time.Millisecond))
+	if s.Child != "" {
+		fmt.Fprintf(&b, "**Played by child thread:** `%s` (git uwf thread read %s)\n", s.Child, s.Child)
+	}
 	if !shownRoles[s.Role] {
 		shownRoles[s.Role] = true
 		if role := t.Workflow.Workflow.Roles[s.Role]; role != nil && strings.TrimSpace(role.Goal) != "" {

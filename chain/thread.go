@@ -47,6 +47,9 @@ type StepNode struct {
 	Attempts        int            `json:"attempts,omitempty"`
 	Redactions      map[string]int `json:"redactions,omitempty"`
 	Resumed         bool           `json:"resumed,omitempty"`
+	// Child is the thread that played this role when the role is played
+	// by a workflow (see child.go).
+	Child ThreadID `json:"child,omitempty"`
 }
 
 // CancelNode ends a thread on purpose.
@@ -104,6 +107,11 @@ var (
 // StartNode for the given workflow version. cwd is stored as given (see
 // StartNode.Cwd for what callers record).
 func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd string) (*Thread, error) {
+	return r.startThread(ctx, wf, prompt, cwd, NewThreadID(r.now()))
+}
+
+// startThread creates thread id; extra trailers go into the start commit.
+func (r *Repo) startThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd string, id ThreadID, extra ...Trailer) (*Thread, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return nil, errors.New("start thread: the prompt is empty")
 	}
@@ -139,10 +147,9 @@ func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd st
 	if err != nil {
 		return nil, err
 	}
-	id := NewThreadID(r.now())
-	msg := message(fmt.Sprintf("start: %s — %s", wf.Name, prompt), excerpt(prompt, 20),
-		Trailer{"Uwf-Thread", string(id)}, Trailer{"Uwf-Workflow", wf.Name + " " + string(wf.Alias)},
-		Trailer{"Uwf-Node", string(ref.Alias)})
+	trailers := append([]Trailer{{"Uwf-Thread", string(id)}, {"Uwf-Workflow", wf.Name + " " + string(wf.Alias)},
+		{"Uwf-Node", string(ref.Alias)}}, extra...)
+	msg := message(fmt.Sprintf("start: %s — %s", wf.Name, prompt), excerpt(prompt, 20), trailers...)
 	commit, err := r.writeCommit(ctx, tree, nil, msg)
 	if err != nil {
 		return nil, err
@@ -461,6 +468,11 @@ type AppendOptions struct {
 	Body string
 	// Prompt is the assembled prompt the agent saw (kept as prompt.md).
 	Prompt string
+	// ReusedAttempt, when set, is the failed attempt whose StepNode this
+	// is: the commit records it in an Uwf-Reused-Attempt trailer.
+	ReusedAttempt string
+	// Child is the thread that played the role (an Uwf-Child trailer).
+	Child ThreadID
 }
 
 // AppendStep verifies a StepNode written by an agent and appends it to the
@@ -564,9 +576,15 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	if summary != "" {
 		subject += " — " + summary
 	}
-	msg := message(subject, excerpt(opts.Body, 12),
-		Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Role", sn.Role}, Trailer{"Uwf-Status", status},
-		Trailer{"Uwf-Agent", sn.Agent}, Trailer{"Uwf-Node", string(n.Alias)})
+	trailers := []Trailer{{"Uwf-Thread", string(t.ID)}, {"Uwf-Role", sn.Role}, {"Uwf-Status", status},
+		{"Uwf-Agent", sn.Agent}, {"Uwf-Node", string(n.Alias)}}
+	if opts.Child != "" {
+		trailers = append(trailers, Trailer{"Uwf-Child", string(opts.Child)})
+	}
+	if opts.ReusedAttempt != "" {
+		trailers = append(trailers, Trailer{"Uwf-Reused-Attempt", opts.ReusedAttempt})
+	}
+	msg := message(subject, excerpt(opts.Body, 12), trailers...)
 	return r.appendCommit(ctx, t, n, set, files, msg)
 }
 

@@ -12,7 +12,7 @@ const documentFile = "<document>"
 // graph form:
 //
 //	{name, description,
-//	 roles: {r: {description, goal, capabilities, procedure, output, frontmatter}},
+//	 roles: {r: {description, goal, capabilities, procedure, output, frontmatter[, workflow]}},
 //	 graph: {node: {status: {role, prompt, location}}}          // status map
 //	 graph: {node: [{role, condition, prompt, location}]},      // transitions
 //	 conditions: {name: {description, expression}}}             // transitions only
@@ -30,7 +30,7 @@ func (w *Workflow) Document() map[string]any {
 		if r.Frontmatter != nil {
 			fm = deepCopy(r.Frontmatter)
 		}
-		roles[name] = map[string]any{
+		role := map[string]any{
 			"description":  r.Description,
 			"goal":         r.Goal,
 			"capabilities": caps,
@@ -38,6 +38,11 @@ func (w *Workflow) Document() map[string]any {
 			"output":       r.Output,
 			"frontmatter":  fm,
 		}
+		// Only when set, so that every other workflow keeps its hash.
+		if r.Workflow != "" {
+			role["workflow"] = r.Workflow
+		}
+		roles[name] = role
 	}
 	orNull := func(s string) any {
 		if s == "" {

@@ -280,6 +280,12 @@ func decodeRoles(w *Workflow, src *source, v *node, ps *problems) {
 				r.Output = stringField(fv, "output", ps)
 			case "capabilities":
 				r.Capabilities = stringList(fv, "capabilities", ps)
+			case "workflow":
+				r.Workflow = stringField(fv, "workflow", ps)
+				r.WorkflowAt = Pos{File: fv.file, Line: fv.line, Col: fv.col}
+				if r.Workflow == "" {
+					ps.add(fv, "role %q: workflow must name a registered workflow or a workflow alias", name)
+				}
 			case "frontmatter", "meta":
 				if rs.frontmatter != nil {
 					ps.add(fk, "role %q has both frontmatter and meta (meta is the old name of frontmatter)", name)

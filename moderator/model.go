@@ -102,6 +102,18 @@ type Role struct {
 	Output       string
 	// Frontmatter is the JSON Schema (decoded JSON) the role's output must satisfy.
 	Frontmatter map[string]any
+	// Workflow, when set, names the workflow (a registered name or the
+	// alias of a stored version) that plays this role: a child thread of
+	// it runs to completion and its last output is this role's output.
+	Workflow string
+	// WorkflowAt is where Workflow was written (zero for documents).
+	WorkflowAt Pos
+}
+
+// Pos is a position in a workflow file.
+type Pos struct {
+	File      string
+	Line, Col int
 }
 
 // Edge is one outgoing transition of a graph node.

@@ -42,6 +42,10 @@ func validate(w *Workflow, src *source, ps *problems) {
 				schemaOK[name] = checkV1Schema(name, r.Frontmatter, rs.frontmatter, ps)
 			}
 		}
+		if r := w.Roles[name]; r.Workflow != "" && r.Workflow == w.Name {
+			ps.addFile(r.WorkflowAt.File, r.WorkflowAt.Line, r.WorkflowAt.Col,
+				"role %q is played by workflow %q, which is this workflow: a workflow cannot reach itself", name, r.Workflow)
+		}
 	}
 
 	if !src.graphOK {

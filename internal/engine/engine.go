@@ -79,6 +79,9 @@ type StepOptions struct {
 	// OutsideWorktree allows, for this step, a thread directory outside
 	// the local work tree (the user's own consent; never from thread data).
 	OutsideWorktree bool
+	// Rerun runs the agent even when a failed attempt on the head holds a
+	// valid step that could not be appended (see reuse.go).
+	Rerun bool
 }
 
 // Result reports the thread after a step.
@@ -95,6 +98,14 @@ type Result struct {
 	CurrentRole    *string        `json:"currentRole"`
 	SuspendedRole  *string        `json:"suspendedRole"`
 	SuspendMessage *string        `json:"suspendMessage"`
+	// The protocol's StepOutput fields: the pinned workflow version, the
+	// new head (the step's alias) and done (the thread completed).
+	WorkflowHash string `json:"workflowHash"`
+	Head         string `json:"head"`
+	Done         bool   `json:"done"`
+	// ReusedAttempt is the failed attempt whose step was appended instead
+	// of running the agent again (omitted when the agent ran).
+	ReusedAttempt string `json:"reusedAttempt,omitempty"`
 }
 
 // Errors callers branch on.
@@ -152,8 +163,23 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 		return nil, err
 	}
 	p, err := e.plan(ctx, t, opts)
+	if errors.Is(err, ErrNotSuspended) {
+		// Resuming a thread whose role is played by a suspended child
+		// thread resumes the child.
+		if cp, cerr := e.plan(ctx, t, StepOptions{}); cerr == nil && childWorkflow(t, cp.role) != "" && e.childSuspended(ctx, t) {
+			p, err = cp, nil
+		}
+	}
 	if err != nil {
 		return nil, err
+	}
+	if name := childWorkflow(t, p.role); name != "" {
+		return e.runChild(ctx, t, p, name, opts)
+	}
+	if !opts.Rerun && !p.resumed {
+		if res, err := e.reuse(ctx, t, p); res != nil || err != nil {
+			return res, err
+		}
 	}
 	spec := opts.Agent
 	if spec == nil {
@@ -329,6 +355,9 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		stop("failed")
 		a := chain.Attempt{Role: p.role, Agent: spec.Name, Error: err.Error(), Phase: phase,
 			StartedAtMs: started.UnixMilli(), CompletedAtMs: completed.UnixMilli(), Nodes: nodes, ExitCode: -1}
+		if phase == "append" && len(nodes) == 1 {
+			a.Step = nodes[0] // valid, not appended: the next step reuses it
+		}
 		if res != nil {
 			a.Stdout, a.Stderr, a.ExitCode = string(res.Stdout), string(res.Stderr), res.ExitCode
 		}
@@ -422,7 +451,8 @@ func (e *Engine) result(ctx context.Context, before *chain.Thread, entry *chain.
 	}
 	r := &Result{Thread: id, Workflow: t.Workflow.Name, Role: entry.Step.Role, Agent: agent,
 		Step: string(entry.Node.Alias), Commit: entry.Commit.String(), Output: out,
-		DurationMs: entry.Step.CompletedAtMs - entry.Step.StartedAtMs, Status: st.Status}
+		DurationMs: entry.Step.CompletedAtMs - entry.Step.StartedAtMs, Status: st.Status,
+		WorkflowHash: string(t.Workflow.Alias), Head: string(entry.Node.Alias), Done: st.Status == chain.StatusCompleted}
 	if st.CurrentRole != "" {
 		r.CurrentRole = &st.CurrentRole
 	}

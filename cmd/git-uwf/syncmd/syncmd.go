@@ -147,6 +147,12 @@ func resolveRemote(ctx context.Context, repo *chain.Repo, remote, verb string) (
 	return def, err
 }
 
+// PrintReport writes a reconcile report the way fetch does (thread import
+// uses it for bundles).
+func PrintReport(f *cmdutil.Factory, format cmdutil.Format, rep *uwfsync.Report) error {
+	return printReport(f, format, rep)
+}
+
 // printReport writes one line per changed ref, or the JSON/YAML report.
 func printReport(f *cmdutil.Factory, format cmdutil.Format, rep *uwfsync.Report) error {
 	return cmdutil.Print(f.IO, format, rep, func(w io.Writer) error {

@@ -120,10 +120,19 @@ func printMarkdown(f *cmdutil.Factory, format cmdutil.Format, md string) error {
 func newCmdExport(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "export",
-		Usage:     "Render a whole thread as markdown for a pull-request description",
-		ArgsUsage: "<thread>",
-		Flags:     []cli.Flag{cmdutil.FormatFlag()},
+		Usage:     "Render a whole thread as markdown for a pull-request description, or --bundle threads into a file",
+		ArgsUsage: "<thread>…",
+		Description: "Without --bundle: the thread, oldest first, as markdown. With --bundle FILE: a git bundle\n" +
+			"of the threads, their attempts, their workflows' registry refs and everything those reach,\n" +
+			"for git uwf thread import on another machine.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle of the threads to `FILE`"},
+			cmdutil.FormatFlag(),
+		},
 		Action: func(c *cli.Context) error {
+			if c.String("bundle") != "" {
+				return exportBundle(c, f)
+			}
 			tc, err := parseThreadCommand(c, f)
 			if err != nil {
 				return err
@@ -233,12 +242,24 @@ func newCmdCancel(f *cmdutil.Factory) *cli.Command {
 			if t, err = repo.Thread(c.Context, t.ID); err != nil {
 				return err
 			}
+			// A child thread playing the current role is cancelled first,
+			// and its children with it.
+			children, err := cancelChildren(c.Context, repo, t, c.String("reason"))
+			if err != nil {
+				return busyExit(err)
+			}
 			e, err := repo.Cancel(c.Context, t, c.String("reason"))
 			if err != nil {
 				return err
 			}
 			out := map[string]any{"thread": t.ID, "cancelled": true, "commit": e.Commit.String()}
+			if len(children) > 0 {
+				out["children"] = children
+			}
 			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+				for _, id := range children {
+					fmt.Fprintf(w, "cancelled child thread %s\n", id)
+				}
 				_, err := fmt.Fprintf(w, "cancelled thread %s\n", t.ID)
 				return err
 			})
@@ -328,4 +349,35 @@ func newCmdStep(f *cmdutil.Factory) *cli.Command {
 			},
 		},
 	}
+}
+
+// cancelChildren cancels the unfinished child thread playing t's current
+// role, deepest first; it returns the ids it cancelled.
+func cancelChildren(ctx context.Context, repo *chain.Repo, t *chain.Thread, reason string) ([]chain.ThreadID, error) {
+	child, err := repo.ActiveChild(ctx, t)
+	if err != nil || child == nil {
+		return nil, err
+	}
+	unlock, err := repo.LockThread(child.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if child, err = repo.Thread(ctx, child.ID); err != nil {
+		return nil, err
+	}
+	done, err := cancelChildren(ctx, repo, child, reason)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := repo.State(ctx, child); err != nil || st.Status == chain.StatusCompleted || st.Status == chain.StatusCancelled {
+		return done, err
+	}
+	if reason == "" {
+		reason = "parent thread " + string(t.ID) + " cancelled"
+	}
+	if _, err := repo.Cancel(ctx, child, reason); err != nil {
+		return nil, err
+	}
+	return append(done, child.ID), nil
 }

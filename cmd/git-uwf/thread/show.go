@@ -44,6 +44,13 @@ type showOutput struct {
 	UpdatedAt      time.Time       `json:"updatedAt"`
 	Attempts       []attemptOutput `json:"failedAttempts"`
 	Hint           *string         `json:"hint"`
+	// Done is the protocol's flag: the thread completed.
+	Done bool `json:"done"`
+	// Parent is the thread whose role this thread plays (null for a
+	// thread started by hand); Children the threads that played roles of
+	// this one.
+	Parent   *chain.ParentLink `json:"parent"`
+	Children []chain.ThreadID  `json:"children"`
 }
 
 func newCmdShow(f *cmdutil.Factory) *cli.Command {
@@ -89,6 +96,22 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 			Phase: a.Node.Phase, Error: a.Node.Error, Time: a.Time.UTC()})
 	}
 	out.Hint = strPtr(hint(t.ID, st))
+	if child, err := repo.ActiveChild(ctx, t); err == nil && child != nil {
+		if cst, err := repo.State(ctx, child); err == nil && cst.Status == chain.StatusSuspended {
+			out.Hint = strPtr(fmt.Sprintf("Waiting for child thread %s, suspended at role %s: answer with git uwf thread resume %s -p \"<answer>\"",
+				child.ID, cst.SuspendedRole, t.ID))
+		}
+	}
+	out.Done = st.Status == chain.StatusCompleted
+	if out.Parent, err = repo.Parent(ctx, t); err != nil {
+		return err
+	}
+	out.Children = []chain.ThreadID{}
+	for _, e := range chainEntries {
+		if e.Step != nil && e.Step.Child != "" {
+			out.Children = append(out.Children, e.Step.Child)
+		}
+	}
 	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
@@ -109,6 +132,12 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		fmt.Fprintf(tw, "head\t%s (commit %s)\n", out.Head, out.HeadCommit[:12])
 		fmt.Fprintf(tw, "task\t%s\n", cmdutil.FirstLine(out.Prompt, 100))
 		fmt.Fprintf(tw, "cwd\t%s\n", out.Cwd)
+		if out.Parent != nil {
+			fmt.Fprintf(tw, "parent\t%s (this thread plays its role %s)\n", out.Parent.Thread, out.Parent.Role)
+		}
+		for _, c := range out.Children {
+			fmt.Fprintf(tw, "child\t%s\n", c)
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}

@@ -32,6 +32,8 @@ type StepOptions struct {
 	// allows one outside the local work tree.
 	Cwd             string
 	OutsideWorktree bool
+	// Rerun runs the agent even when a failed attempt kept a valid step.
+	Rerun bool
 }
 
 func agentFlags() []cli.Flag {
@@ -54,6 +56,7 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 			&cli.IntFlag{Name: "count", Aliases: []string{"c"}, Value: 1, Usage: "run up to `N` steps (stops early when the thread completes or suspends)"},
 			&cli.BoolFlag{Name: "until-done", Usage: "step until the thread completes or suspends"},
 			&cli.IntFlag{Name: "max-steps", Value: DefaultMaxSteps, Usage: "with --until-done, stop after `N` steps"},
+			&cli.BoolFlag{Name: "rerun", Usage: "run the agent even if a failed attempt kept a valid step for this head (by default that step is appended)", DisableDefaultText: true},
 		}, agentFlags()...),
 		Action: func(c *cli.Context) error {
 			arg, err := cmdutil.OneArg(c, "thread id")
@@ -62,7 +65,7 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 			}
 			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
 				MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c),
-				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag)}
+				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun")}
 			if opts.Count < 1 {
 				return cmdutil.FlagErrorf("--count must be a positive number")
 			}
@@ -140,7 +143,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	var stepErr error
 	for i := 0; i < opts.Count; i++ {
 		res, err := eng.Step(ctx, id, engine.StepOptions{Agent: override, Resume: opts.Resume && i == 0, ResumePrompt: opts.Prompt,
-			Cwd: opts.Cwd, OutsideWorktree: opts.OutsideWorktree})
+			Cwd: opts.Cwd, OutsideWorktree: opts.OutsideWorktree, Rerun: opts.Rerun})
 		if err != nil {
 			stepErr = err
 			break
@@ -185,6 +188,10 @@ func printStepLine(w io.Writer, r *engine.Result) {
 	status, _ := r.Output["$status"].(string)
 	if status == "" {
 		status = "done"
+	}
+	if r.ReusedAttempt != "" {
+		fmt.Fprintf(w, "✓ %s (%s) → %s  [%s, reused from failed attempt %s: the agent did not run again]\n", r.Role, r.Agent, status, r.Step, r.ReusedAttempt[:12])
+		return
 	}
 	fmt.Fprintf(w, "✓ %s (%s) → %s  [%s, %s]\n", r.Role, r.Agent, status, r.Step, chain.FormatDuration(msDuration(r.DurationMs)))
 }

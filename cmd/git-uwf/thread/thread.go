@@ -22,6 +22,8 @@ func NewCmdThread(f *cmdutil.Factory) *cli.Command {
 			newCmdFork(f),
 			newCmdCancel(f),
 			newCmdExport(f),
+			newCmdRemove(f),
+			newCmdImport(f),
 		},
 	}
 }

@@ -77,7 +77,7 @@ func putRun(ctx context.Context, opts *PutOptions) error {
 	if err := printNotes(opts.IO.ErrOut, w); err != nil {
 		return err
 	}
-	res, err := register(ctx, repo, w, opts.File)
+	res, err := register(ctx, repo, opts.Getwd, w, opts.File)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func putFolder(ctx context.Context, opts *PutOptions, repo *chain.Repo, files []
 		if err := printNotes(opts.IO.ErrOut, w); err != nil {
 			return err
 		}
-		res, err := register(ctx, repo, w, from[w.Name])
+		res, err := register(ctx, repo, opts.Getwd, w, from[w.Name])
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,10 @@ func putFolder(ctx context.Context, opts *PutOptions, repo *chain.Repo, files []
 	})
 }
 
-func register(ctx context.Context, repo *chain.Repo, w *moderator.Workflow, file string) (PutResult, error) {
+func register(ctx context.Context, repo *chain.Repo, getwd func() (string, error), w *moderator.Workflow, file string) (PutResult, error) {
+	if err := checkRegistry(ctx, repo, getwd, file, w); err != nil {
+		return PutResult{}, err
+	}
 	info, changed, err := repo.RegisterWorkflow(ctx, w)
 	if err != nil {
 		return PutResult{}, fmt.Errorf("register workflow %s from %s: %w", w.Name, file, err)

@@ -9,8 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/moderator"
 )
 
 // ValidateOptions are the inputs of `workflow validate`.
@@ -18,6 +20,9 @@ type ValidateOptions struct {
 	IO     *iostreams.IOStreams
 	Getwd  func() (string, error)
 	Format cmdutil.Format
+	// Repo, when it finds a repository, checks roles played by workflows
+	// against its registry.
+	Repo func(context.Context) (*chain.Repo, error)
 
 	File string
 }
@@ -59,13 +64,18 @@ func newCmdValidate(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return validateRun(c.Context, &ValidateOptions{IO: f.IO, Getwd: f.Getwd, Format: format, File: file})
+			return validateRun(c.Context, &ValidateOptions{IO: f.IO, Getwd: f.Getwd, Format: format, File: file, Repo: f.Repo})
 		},
 	}
 }
 
-func validateRun(_ context.Context, opts *ValidateOptions) error {
+func validateRun(ctx context.Context, opts *ValidateOptions) error {
 	w, err := loadFile(opts.Getwd, opts.File)
+	if err == nil && opts.Repo != nil && usesWorkflows(w) {
+		if repo, rerr := opts.Repo(ctx); rerr == nil {
+			err = checkRegistry(ctx, repo, opts.Getwd, opts.File, w)
+		}
+	}
 	var invalid *InvalidError
 	if errors.As(err, &invalid) {
 		if opts.Format == cmdutil.FormatText {
@@ -95,4 +105,14 @@ func validateRun(_ context.Context, opts *ValidateOptions) error {
 			opts.File, w.Name, len(w.RoleOrder), strings.Join(w.RoleOrder, ", "))
 		return err
 	})
+}
+
+// usesWorkflows reports whether a role of w is played by a workflow.
+func usesWorkflows(w *moderator.Workflow) bool {
+	for _, r := range w.Roles {
+		if r.Workflow != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/moderator"
 )
@@ -28,6 +30,8 @@ func NewCmdWorkflow(f *cmdutil.Factory) *cli.Command {
 			newCmdList(f),
 			newCmdHistory(f),
 			newCmdGraph(f),
+			newCmdRollback(f),
+			newCmdRemove(f),
 		},
 	}
 }
@@ -59,23 +63,9 @@ func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, e
 		return nil, err
 	}
 	w, err := cmdutil.LoadWorkflowFile(abs)
-	base := filepath.Dir(path)
-	if fi, statErr := os.Stat(abs); statErr == nil && fi.IsDir() {
-		base = path
-	}
-	rebase := func(list []moderator.Problem) []moderator.Problem {
-		out := make([]moderator.Problem, len(list))
-		for i, p := range list {
-			if p.File != "" {
-				p.File = filepath.ToSlash(filepath.Join(base, filepath.FromSlash(p.File)))
-			}
-			out[i] = p
-		}
-		return out
-	}
 	if err == nil {
 		// Notes name files as the user would, like problems.
-		w.Notes = rebase(w.Notes)
+		w.Notes = rebase(abs, path, w.Notes)
 		return w, nil
 	}
 	var ve *moderator.ValidationError
@@ -85,7 +75,7 @@ func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, e
 		}
 		return nil, err
 	}
-	return nil, &InvalidError{Path: path, Problems: rebase(ve.Problems)}
+	return nil, &InvalidError{Path: path, Problems: rebase(abs, path, ve.Problems)}
 }
 
 // workflowFolder lists the workflow files of a folder that is not itself
@@ -136,4 +126,35 @@ func printNotes(out io.Writer, w *moderator.Workflow) error {
 		}
 	}
 	return nil
+}
+
+// rebase names the files of problems found loading abs relative to the
+// directory the user named in path.
+func rebase(abs, path string, ps []moderator.Problem) []moderator.Problem {
+	base := filepath.Dir(path)
+	if fi, statErr := os.Stat(abs); statErr == nil && fi.IsDir() {
+		base = path
+	}
+	problems := make([]moderator.Problem, len(ps))
+	for i, p := range ps {
+		if p.File != "" {
+			p.File = filepath.ToSlash(filepath.Join(base, filepath.FromSlash(p.File)))
+		}
+		problems[i] = p
+	}
+	return problems
+}
+
+// checkRegistry checks the roles of w played by workflows against the
+// registry (registered, no cycle back to w); an *InvalidError when not.
+func checkRegistry(ctx context.Context, repo *chain.Repo, getwd func() (string, error), path string, w *moderator.Workflow) error {
+	ps := repo.CheckRoleWorkflows(ctx, w)
+	if len(ps) == 0 {
+		return nil
+	}
+	abs, err := cmdutil.AbsPath(getwd, path)
+	if err != nil {
+		return err
+	}
+	return &InvalidError{Path: path, Problems: rebase(abs, path, ps)}
 }

@@ -1,0 +1,251 @@
+package chain
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/git-uwf/git-uwf/moderator"
+)
+
+// A role may be played by a whole workflow: the step starts a child thread
+// of that workflow, steps it to completion, and appends one step to the
+// parent whose output is the child's last output. The child's start commit
+// names its parent in an Uwf-Parent trailer ("<thread> <head commit>
+// <role>"); the parent's step names the child in its StepNode (child) and
+// in an Uwf-Child trailer.
+
+// ParentLink is where a child thread came from.
+type ParentLink struct {
+	Thread ThreadID `json:"thread"`
+	// Head is the parent's head commit the child plays a role on.
+	Head string `json:"head"`
+	Role string `json:"role"`
+}
+
+// ChildID is the id of the child thread that plays role on the parent's
+// head: a ULID whose time is the head's commit time and whose random part
+// comes from SHA-256 of the parent, head and role. A retry (or another
+// process) finds the same child instead of starting a second one.
+func ChildID(parent ThreadID, head *Entry, role string) ThreadID {
+	sum := sha256.Sum256([]byte("git-uwf child\n" + string(parent) + "\n" + head.Commit.String() + "\n" + role))
+	ms := max(head.Time.UnixMilli(), 0)
+	u, err := ulid.New(min(uint64(ms), ulid.MaxTime()), bytes.NewReader(sum[:10]))
+	if err != nil { // unreachable: the time is clamped and 10 bytes are there
+		return NewThreadID(head.Time)
+	}
+	return ThreadID(u.String())
+}
+
+// StartChild returns the child thread that plays role on parent's head,
+// starting it (with prompt as its task, in cwd) when it does not exist.
+func (r *Repo) StartChild(ctx context.Context, parent *Thread, role string, wf *WorkflowInfo, prompt, cwd string) (*Thread, error) {
+	id := ChildID(parent.ID, parent.Head, role)
+	tip, err := r.resolveRef(id.Ref())
+	if err != nil {
+		return nil, err
+	}
+	if !tip.IsZero() {
+		return r.Thread(ctx, id)
+	}
+	link := Trailer{"Uwf-Parent", string(parent.ID) + " " + parent.Head.Commit.String() + " " + role}
+	t, err := r.startThread(ctx, wf, prompt, cwd, id, link)
+	if err != nil {
+		// Someone else started it first: use theirs.
+		if tip, rerr := r.resolveRef(id.Ref()); rerr == nil && !tip.IsZero() {
+			return r.Thread(ctx, id)
+		}
+		return nil, fmt.Errorf("start child thread of %s for role %q: %w", parent.ID, role, err)
+	}
+	return t, nil
+}
+
+// Parent returns the parent link of a child thread (nil for a thread
+// started by hand): the Uwf-Parent trailer of its start commit.
+func (r *Repo) Parent(ctx context.Context, t *Thread) (*ParentLink, error) {
+	c := t.Head.Commit
+	s := r.Store.Storer()
+	for {
+		commit, err := object.GetCommit(s, c)
+		if err != nil {
+			return nil, fmt.Errorf("thread %s: read %s: %w", t.ID, c, err)
+		}
+		if len(commit.ParentHashes) == 0 {
+			return parseParentTrailer(commit.Message), nil
+		}
+		c = commit.ParentHashes[0]
+	}
+}
+
+// ChildStep is what a child thread produced for its parent's step.
+type ChildStep struct {
+	Role       string
+	Child      *Thread
+	Output     map[string]any
+	Body       string
+	EdgePrompt string
+	Cwd        string
+	// StartedAtMs and CompletedAtMs bound the child's run.
+	StartedAtMs, CompletedAtMs int64
+}
+
+// ErrChildOutput means a child's last output does not fit the parent
+// role's schema.
+var ErrChildOutput = errors.New("child output does not fit the role")
+
+// AppendChildStep appends to t the step of a role played by a child
+// thread: its output (validated against the role's schema), the child's
+// deliverable as body, and the child's id in the StepNode and in an
+// Uwf-Child trailer.
+func (r *Repo) AppendChildStep(ctx context.Context, t *Thread, cs ChildStep) (*Entry, error) {
+	schema, ok := t.Workflow.RoleSchemas[cs.Role]
+	if !ok {
+		return nil, fmt.Errorf("role %q is not in workflow %s", cs.Role, t.Workflow.Name)
+	}
+	out, err := r.Store.Put(schema, cs.Output)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the last output of child thread %s (workflow %s) does not fit role %q of %s: %v",
+			ErrChildOutput, cs.Child.ID, cs.Child.Workflow.Name, cs.Role, t.Workflow.Name, err)
+	}
+	sn := StepNode{Start: t.StartAlias, Prev: headStepAlias(t.Head), Role: cs.Role, Output: out.Alias,
+		Agent: "workflow " + cs.Child.Workflow.Name, EdgePrompt: cs.EdgePrompt, Cwd: cs.Cwd,
+		StartedAtMs: cs.StartedAtMs, CompletedAtMs: cs.CompletedAtMs, Child: cs.Child.ID}
+	if strings.TrimSpace(cs.Body) != "" {
+		body, err := r.Store.PutText(cs.Body)
+		if err != nil {
+			return nil, err
+		}
+		sn.Body = body.Alias
+	}
+	stepSchema, err := r.schema("uwf.StepNode")
+	if err != nil {
+		return nil, err
+	}
+	ref, err := r.Store.Put(stepSchema.Alias, sn)
+	if err != nil {
+		return nil, fmt.Errorf("store the step of child %s: %w", cs.Child.ID, err)
+	}
+	return r.AppendStep(ctx, t, ref, AppendOptions{ExpectedRole: cs.Role, Body: cs.Body, Child: cs.Child.ID})
+}
+
+// Children lists the child threads named by the steps of t's chain, oldest
+// first.
+func (r *Repo) Children(ctx context.Context, t *Thread) ([]ThreadID, error) {
+	entries, err := r.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return nil, err
+	}
+	out := []ThreadID{}
+	for _, e := range entries {
+		if e.Step != nil && e.Step.Child != "" {
+			out = append(out, e.Step.Child)
+		}
+	}
+	return out, nil
+}
+
+// CheckRoleWorkflows checks the roles of w that are played by workflows
+// against the registry: each must name a registered workflow (or a stored
+// version's alias), and none may reach w again through the roles of the
+// workflows it names. Each problem is placed at the role's workflow key.
+func (r *Repo) CheckRoleWorkflows(ctx context.Context, w *moderator.Workflow) []moderator.Problem {
+	var out []moderator.Problem
+	for _, name := range w.RoleOrder {
+		role := w.Roles[name]
+		if role.Workflow == "" || role.Workflow == w.Name {
+			continue // the self-reference is reported by the loader
+		}
+		at := role.WorkflowAt
+		problem := func(format string, args ...any) {
+			out = append(out, moderator.Problem{File: at.File, Line: at.Line, Col: at.Col, Message: fmt.Sprintf(format, args...)})
+		}
+		info, err := r.FindWorkflow(ctx, role.Workflow)
+		if err != nil {
+			problem("role %q: workflow %q is not registered (register it first with git uwf workflow put)", name, role.Workflow)
+			continue
+		}
+		if path := r.reaches(ctx, info, w.Name, map[string]bool{}); path != nil {
+			problem("role %q: workflow %q reaches %q again (%s → %s): a workflow cannot play a role of itself",
+				name, role.Workflow, w.Name, w.Name, strings.Join(path, " → "))
+		}
+	}
+	return out
+}
+
+// reaches returns the chain of workflow names through which info's roles
+// lead to the workflow named target (info's name first), nil when they do
+// not.
+func (r *Repo) reaches(ctx context.Context, info *WorkflowInfo, target string, seen map[string]bool) []string {
+	if info.Name == target {
+		return []string{target}
+	}
+	if seen[info.Name] {
+		return nil
+	}
+	seen[info.Name] = true
+	for _, name := range info.Workflow.RoleOrder {
+		ref := info.Workflow.Roles[name].Workflow
+		if ref == "" {
+			continue
+		}
+		next, err := r.FindWorkflow(ctx, ref)
+		if err != nil {
+			continue
+		}
+		if path := r.reaches(ctx, next, target, seen); path != nil {
+			return append([]string{info.Name}, path...)
+		}
+	}
+	return nil
+}
+
+// ActiveChild returns the child thread playing t's current role (the role
+// the moderator picked on t's head), nil when that role is played by an
+// agent or its child has not started.
+func (r *Repo) ActiveChild(ctx context.Context, t *Thread) (*Thread, error) {
+	st, err := r.State(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	role := st.CurrentRole
+	if role == "" {
+		return nil, nil
+	}
+	if rl := t.Workflow.Workflow.Roles[role]; rl == nil || rl.Workflow == "" {
+		return nil, nil
+	}
+	id := ChildID(t.ID, t.Head, role)
+	tip, err := r.resolveRef(id.Ref())
+	if err != nil || tip.IsZero() {
+		return nil, err
+	}
+	return r.Thread(ctx, id)
+}
+
+// parseParentTrailer reads the Uwf-Parent trailer of a start commit's
+// message: "<thread id> <40-hex head commit> <role>". Anything malformed
+// (fetched data may be) is no link at all.
+func parseParentTrailer(msg string) *ParentLink {
+	for _, line := range strings.Split(msg, "\n") {
+		v, ok := strings.CutPrefix(line, "Uwf-Parent: ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) != 3 || len(f[1]) != 40 || strings.Trim(f[1], "0123456789abcdef") != "" {
+			return nil
+		}
+		id, err := ParseThreadID(f[0])
+		if err != nil || string(id) != f[0] {
+			return nil
+		}
+		return &ParentLink{Thread: id, Head: f[1], Role: f[2]}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package thread
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/uwfsync"
+)
+
+// exportBundle is `thread export <thread>… --bundle FILE`.
+func exportBundle(c *cli.Context, f *cmdutil.Factory) error {
+	if c.NArg() == 0 {
+		return cmdutil.FlagErrorf("missing thread id")
+	}
+	format, err := cmdutil.FormatOf(c)
+	if err != nil {
+		return err
+	}
+	file, err := cmdutil.AbsPath(f.Getwd, c.String("bundle"))
+	if err != nil {
+		return err
+	}
+	repo, err := f.Repo(c.Context)
+	if err != nil {
+		return err
+	}
+	var ids []chain.ThreadID
+	for _, arg := range c.Args().Slice() {
+		id, err := repo.ResolveThread(c.Context, arg)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	// The threads and, transitively, the child threads that played their
+	// roles.
+	var threads []*chain.Thread
+	seen := map[chain.ThreadID]bool{}
+	for len(ids) > 0 {
+		id := ids[0]
+		ids = ids[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		t, err := repo.Thread(c.Context, id)
+		if err != nil {
+			return err
+		}
+		threads = append(threads, t)
+		children, err := repo.Children(c.Context, t)
+		if err != nil {
+			return err
+		}
+		if active, err := repo.ActiveChild(c.Context, t); err == nil && active != nil {
+			children = append(children, active.ID)
+		}
+		ids = append(ids, children...)
+	}
+	out, err := uwfsync.ExportBundle(c.Context, repo, file, threads)
+	if err != nil {
+		return err
+	}
+	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+		names := make([]string, 0, len(out.Refs))
+		for name := range out.Refs {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		fmt.Fprintf(w, "wrote %s with %d refs:\n", c.String("bundle"), len(names))
+		for _, name := range names {
+			fmt.Fprintf(w, "  %s %s\n", out.Refs[name][:12], name)
+		}
+		return nil
+	})
+}
+
+func newCmdImport(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "Import threads from a bundle written by thread export --bundle",
+		ArgsUsage: "<file>",
+		Description: "Verifies the bundle (git bundle verify), refuses it if it carries refs outside\n" +
+			"refs/uwf/, fetches it and reconciles like git uwf fetch: new threads appear, threads\n" +
+			"you have fast-forward, and a thread both sides stepped keeps the bundle's line under\n" +
+			"its id while yours is saved as a fork.",
+		Flags: []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			arg, err := cmdutil.OneArg(c, "bundle file")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			file, err := cmdutil.AbsPath(f.Getwd, arg)
+			if err != nil {
+				return err
+			}
+			repo, err := f.Repo(c.Context)
+			if err != nil {
+				return err
+			}
+			rep, err := uwfsync.ImportBundle(c.Context, repo, file, arg)
+			if err != nil {
+				return err
+			}
+			perr := syncmd.PrintReport(f, format, rep)
+			if perr == nil && rep.Failed() {
+				return &cmdutil.ExitError{Code: 1, Err: fmt.Errorf("some refs of %s could not be imported (see above)", arg)}
+			}
+			return perr
+		},
+	}
+}

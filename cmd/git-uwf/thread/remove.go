@@ -1,0 +1,107 @@
+package thread
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/uwfsync"
+)
+
+// removeOutput is the machine-readable result of `thread remove`.
+type removeOutput struct {
+	Removed []chain.RemovedThread `json:"removed"`
+	// Remote is the deletion on --remote (null without it).
+	Remote *uwfsync.Report `json:"remote"`
+}
+
+func newCmdRemove(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "remove",
+		Aliases:   []string{"rm"},
+		Usage:     "Delete threads (their thread and attempts refs); --remote also deletes them there",
+		ArgsUsage: "<thread>…",
+		Description: "Deletes refs/uwf/threads/<id> and refs/uwf/attempts/<id> of each thread in one\n" +
+			"transaction; a thread being stepped is refused and nothing is removed. With --remote R\n" +
+			"they are first deleted on R in one atomic push whose deletions only apply if R still\n" +
+			"holds what it was just listed with. Without --remote, a thread R still has comes back\n" +
+			"with the next git uwf fetch.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "remote", Usage: "also delete the threads on `REMOTE` (a configured git remote)"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cmdutil.FlagErrorf("missing thread id")
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			repo, err := f.Repo(c.Context)
+			if err != nil {
+				return err
+			}
+			var ids []chain.ThreadID
+			for _, arg := range c.Args().Slice() {
+				id, err := repo.ResolveThread(c.Context, arg)
+				if err != nil {
+					return err
+				}
+				ids = append(ids, id)
+			}
+			out := removeOutput{}
+			var before func([]chain.RemovedThread) error
+			if remote := c.String("remote"); remote != "" {
+				before = func(removed []chain.RemovedThread) error {
+					var names []string
+					for _, r := range removed {
+						names = append(names, chain.ThreadsPrefix+string(r.Thread), chain.AttemptsPrefix+string(r.Thread))
+					}
+					rep, err := uwfsync.DeleteRemote(c.Context, repo, remote, names)
+					if err != nil {
+						return err
+					}
+					if rep.Failed() {
+						for _, res := range rep.Results {
+							if res.Failed() {
+								return fmt.Errorf("%s on %s: %s; nothing was removed", res.Ref, remote, res.Reason)
+							}
+						}
+					}
+					out.Remote = rep
+					return nil
+				}
+			}
+			removed, err := repo.RemoveThreads(c.Context, ids, before)
+			if err != nil {
+				return busyExit(err)
+			}
+			out.Removed = removed
+			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+				for _, r := range removed {
+					names := make([]string, 0, len(r.Refs))
+					for name := range r.Refs {
+						names = append(names, name)
+					}
+					slices.Sort(names)
+					for _, name := range slices.Backward(names) {
+						fmt.Fprintf(w, "removed %s (was %s)\n", name, r.Refs[name][:12])
+					}
+				}
+				if out.Remote != nil {
+					for _, res := range out.Remote.Results {
+						if res.Kind == uwfsync.KindDeleted {
+							fmt.Fprintf(w, "deleted %s on %s (was %s)\n", res.Ref, out.Remote.Remote, res.Old[:12])
+						}
+					}
+				}
+				return nil
+			})
+		},
+	}
+}
