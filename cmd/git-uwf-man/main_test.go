@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -46,5 +48,24 @@ func TestEveryCommandIsOnThePage(t *testing.T) {
 		if !strings.Contains(text, w) {
 			t.Errorf("page lacks %q", w)
 		}
+	}
+}
+
+// TestTroffReadsThePage runs the page through groff's warnings, when groff
+// is installed: an unescaped character or a bad request fails here.
+func TestTroffReadsThePage(t *testing.T) {
+	groff, err := exec.LookPath("groff")
+	if err != nil {
+		t.Skip("groff not installed")
+	}
+	page, err := render("v9.9.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(groff, "-man", "-ww", "-z")
+	cmd.Stdin = bytes.NewReader(page)
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Fatalf("groff: %v\n%s", err, out)
 	}
 }
