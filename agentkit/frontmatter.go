@@ -38,6 +38,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -211,7 +212,7 @@ func ParseFrontmatter(text string) (fields map[string]any, body string, err erro
 }
 
 // yamlLineRE finds the line number in yaml.v3 error messages.
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 func decodeYAMLMapping(block string) (fields map[string]any, err error) {
 	defer func() {
@@ -228,7 +229,7 @@ func decodeYAMLMapping(block string) (fields map[string]any, err error) {
 	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 0
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
 		}
@@ -371,7 +372,7 @@ func scalarValue(n *yaml.Node) (any, error) {
 	var v any
 	if err := n.Decode(&v); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 			msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
 		}
 		return nil, &FrontmatterError{Reason: "invalid value: " + msg, Line: n.Line}

@@ -39,7 +39,7 @@ func main() {
 	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
 	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
 	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
-	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: step,inproc,list,read,alias,sync,review")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,inproc,list,read,alias,sync,review")
 	flag.Parse()
 	if c.runs < 5 {
 		c.runs = 5
@@ -85,7 +85,9 @@ func run(ctx context.Context, c config) error {
 	}
 	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf")}
 	logf("building git-uwf")
-	build := exec.Command("go", "build", "-trimpath", "-o", b.bin, "./cmd/git-uwf")
+	// The tags `make build` uses (Makefile GOTAGS): without them urfave/cli
+	// links its man-page export into the binary, and start-up pays for it.
+	build := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", b.bin, "./cmd/git-uwf")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build git-uwf: %w", err)
@@ -97,6 +99,7 @@ func run(ctx context.Context, c config) error {
 		name string
 		fn   func(context.Context) error
 	}{
+		{"start", b.startFigure},
 		{"step", b.stepFigures},
 		{"inproc", b.inProcessFigure},
 		{"list", b.listFigures},

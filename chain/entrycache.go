@@ -205,7 +205,9 @@ func (rs *entryRecords) put(rec entryRecord) {
 	rs.list = append(rs.list, rec)
 }
 
-var entryCRC = crc32.MakeTable(crc32.Castagnoli)
+// entryCRC is made on first use: building the Castagnoli tables costs more
+// than a millisecond of CPU, which every command paid at start-up.
+var entryCRC = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Line format (tab-separated): commit parent tree unix tzOffset nodeAlias
 // nodeOID nodeType payload output workflowTree body start crc. Canonical
@@ -245,7 +247,7 @@ func formatEntryRecord(rec entryRecord) []byte {
 	}
 	b = append(b, '\t')
 	b = append(b, rec.start.String()...)
-	sum := crc32.Checksum(b, entryCRC)
+	sum := crc32.Checksum(b, entryCRC())
 	b = append(b, '\t')
 	b = strconv.AppendUint(b, uint64(sum), 16)
 	return append(b, '\n')
@@ -257,7 +259,7 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 		return entryRecord{}, false
 	}
 	sum, err := strconv.ParseUint(string(line[cut+1:]), 16, 32)
-	if err != nil || uint32(sum) != crc32.Checksum(line[:cut], entryCRC) {
+	if err != nil || uint32(sum) != crc32.Checksum(line[:cut], entryCRC()) {
 		return entryRecord{}, false
 	}
 	var f [13][]byte

@@ -31,7 +31,7 @@ func TestEntryRecordRoundTrip(t *testing.T) {
 		body := line[:bytes.LastIndexByte(line, '\t')]
 		for _, bad := range [][]byte{append(append([]byte{}, body...), "\tx"...), body[:bytes.LastIndexByte(body, '\t')]} {
 			bad = append(bad, '\t')
-			bad = strconv.AppendUint(bad, uint64(crc32.Checksum(bad[:len(bad)-1], entryCRC)), 16)
+			bad = strconv.AppendUint(bad, uint64(crc32.Checksum(bad[:len(bad)-1], entryCRC())), 16)
 			if _, ok := parseEntryRecord(bad); ok {
 				t.Errorf("parsed a line with the wrong number of fields: %q", bad)
 			}

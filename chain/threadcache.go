@@ -226,7 +226,7 @@ func (r *Repo) writeWorkflowCache(info *WorkflowInfo) error {
 	body := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 	data := append([]byte(workflowCacheHead), body...)
 	data = append(data, '\n')
-	data = strconv.AppendUint(data, uint64(crc32.Checksum(body, entryCRC)), 16)
+	data = strconv.AppendUint(data, uint64(crc32.Checksum(body, entryCRC())), 16)
 	data = append(data, '\n')
 	path := r.workflowCachePath(info.Tree)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -249,7 +249,7 @@ func parseWorkflowCache(data []byte) (workflowRecord, bool) {
 		return rec, false
 	}
 	sum, err := strconv.ParseUint(string(bytes.TrimSuffix(sumLine, []byte{'\n'})), 16, 32)
-	if err != nil || uint32(sum) != crc32.Checksum(body, entryCRC) {
+	if err != nil || uint32(sum) != crc32.Checksum(body, entryCRC()) {
 		return rec, false
 	}
 	if err := json.Unmarshal(body, &rec); err != nil {

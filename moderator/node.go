@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -157,7 +158,7 @@ type loader struct {
 	aborted  bool
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parseYAML parses data (the content of file) into a node tree. It returns
 // nil when the file could not be parsed; the reason is in l.probs.
@@ -174,7 +175,7 @@ func (l *loader) parseYAML(file string, data []byte, at *node) (root *node) {
 	if err != nil {
 		msg := err.Error()
 		line := 0
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 		} else {

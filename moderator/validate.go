@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cbroglie/mustache"
 	"github.com/expr-lang/expr/vm"
 	"github.com/osteele/liquid/render"
 )
 
-var roleNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+var roleNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`) })
 
 func isReserved(name string) bool { return name == Start || name == End || name == Suspend }
 
@@ -33,8 +34,8 @@ func validate(w *Workflow, src *source, ps *problems) {
 		switch {
 		case isReserved(name):
 			ps.add(rs.key, "%q is reserved and cannot be a role name", name)
-		case !roleNameRE.MatchString(name):
-			ps.add(rs.key, "invalid role name %q: must match %s", name, roleNameRE.String())
+		case !roleNameRE().MatchString(name):
+			ps.add(rs.key, "invalid role name %q: must match %s", name, roleNameRE().String())
 		}
 		if r := w.Roles[name]; r.Frontmatter != nil {
 			schemaOK[name] = checkSchema(name, r.Frontmatter, rs.frontmatter, ps)

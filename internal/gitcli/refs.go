@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ZeroOID is the all-zero object id: as an old value it means "the ref must
@@ -43,8 +44,8 @@ func (e *RefLockedError) Error() string {
 }
 
 var (
-	lockFailure = regexp.MustCompile(`cannot lock ref '([^']+)': (.*)`)
-	lockExists  = regexp.MustCompile(`Unable to create '([^']+\.lock)': File exists`)
+	lockFailure = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cannot lock ref '([^']+)': (.*)`) })
+	lockExists  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Unable to create '([^']+\.lock)': File exists`) })
 )
 
 // UpdateRefs applies all updates in one atomic `git update-ref --stdin`
@@ -70,14 +71,14 @@ func (r *Runner) UpdateRefs(ctx context.Context, reflogMsg string, updates ...Re
 	if _, err := r.Run(ctx, &in, args...); err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
-			if m := lockExists.FindStringSubmatch(ge.Stderr); m != nil {
+			if m := lockExists().FindStringSubmatch(ge.Stderr); m != nil {
 				ref := ""
-				if lf := lockFailure.FindStringSubmatch(ge.Stderr); lf != nil {
+				if lf := lockFailure().FindStringSubmatch(ge.Stderr); lf != nil {
 					ref = lf[1]
 				}
 				return &RefLockedError{Ref: ref, LockFile: m[1]}
 			}
-			if m := lockFailure.FindStringSubmatch(ge.Stderr); m != nil {
+			if m := lockFailure().FindStringSubmatch(ge.Stderr); m != nil {
 				return &RefConflictError{Ref: m[1], Detail: strings.TrimSpace(m[2])}
 			}
 		}

@@ -34,6 +34,5 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		configcmd.NewCmdConfig(f),
 		demo.NewCmdDemo(f),
 		newCmdVersion(f),
-		newCmdMan(f),
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -215,13 +216,13 @@ func flagMessage(err error, flags []cli.Flag) error {
 		}
 	}
 	// invalid value "5" for flag -timeout: parse error
-	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+	if m := invalidValue().FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s: invalid value %s (%s)", dashed(m[2]), m[1], valueHint(m[2], flags))
 	}
 	return err
 }
 
-var invalidValue = regexp.MustCompile(`^invalid value ("[^"]*") for flag -([^:]+): (.*)$`)
+var invalidValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid value ("[^"]*") for flag -([^:]+): (.*)$`) })
 
 // valueHint says what kind of value the named flag wants.
 func valueHint(name string, flags []cli.Flag) string {

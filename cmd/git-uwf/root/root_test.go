@@ -92,7 +92,7 @@ func testCommands(g *got, actionErr error) func(f *cmdutil.Factory) []*cli.Comma
 			},
 			{Name: "exec", SkipFlagParsing: true, Action: record("exec")},
 			newCmdVersion(f),
-			newCmdMan(f),
+			{Name: "man", Hidden: true, Action: record("man")},
 		}
 	}
 }
@@ -396,19 +396,6 @@ func TestRunDir(t *testing.T) {
 				t.Errorf("f.Getwd after Run = %q, want %q", wd, tt.wantWd)
 			}
 		})
-	}
-}
-
-func TestMan(t *testing.T) {
-	t.Parallel()
-	code, stdout, stderr, _ := runTest(t, nil, "man", nil)
-	if code != 0 || stderr != "" {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
-	}
-	for _, w := range []string{".TH git-uwf 1", ".SH EXIT STATUS", "75", "130", "thread", "version"} {
-		if !strings.Contains(stdout, w) {
-			t.Errorf("man page lacks %q", w)
-		}
 	}
 }
 

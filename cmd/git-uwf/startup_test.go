@@ -1,0 +1,127 @@
+package main_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Start-up work is what every command pays before it does anything: package
+// initialisation of git-uwf and of everything it links. Its time is measured
+// by the bench (`go run ./bench -only start`); this test guards it with what
+// does not vary with the machine's load — which packages are linked and how
+// much their initialisation allocates — so that work creeping back fails
+// loudly here rather than as a slower figure weeks later.
+
+// notLinked are packages git-uwf must not link.
+var notLinked = map[string]string{
+	"github.com/cpuguy83/go-md2man/v2/md2man": "man page rendering belongs to cmd/git-uwf-man (build with the Makefile's GOTAGS)",
+	"github.com/russross/blackfriday/v2":      "markdown for man pages: cmd/git-uwf-man only",
+	"github.com/go-git/go-git/v5":             "go-git's porcelain; use the plumbing and storage packages",
+}
+
+// initBudget is the most a dependency's initialisation may allocate, for the
+// few whose initialisation is known to be heavy and cannot be avoided.
+var initBudget = map[string]struct {
+	bytes, allocs int
+	why           string
+}{
+	"github.com/santhosh-tekuri/jsonschema/v6": {2 << 20, 25000,
+		"compiles the meta-schemas of every draft at init; see docs/performance.md (start-up)"},
+}
+
+// Budgets for every other package's initialisation.
+const (
+	ownInitBytes, ownInitAllocs = 4 << 10, 32   // github.com/git-uwf/…: build it on first use
+	depInitBytes, depInitAllocs = 64 << 10, 600 // any other dependency
+	totalInitBytes              = 2 << 20
+)
+
+var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
+
+func TestStartupWork(t *testing.T) {
+	tags := makefileTags(t)
+	out, err := exec.Command("go", "list", "-tags", tags, "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for pkg, why := range notLinked {
+		if slices.Contains(deps, pkg) {
+			t.Errorf("git-uwf links %s: %s", pkg, why)
+		}
+	}
+
+	bin := filepath.Join(t.TempDir(), "git-uwf")
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "version")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git-uwf version: %v\n%s", err, stderr.String())
+	}
+
+	var total, own int
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		m := initLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		pkg := strings.ReplaceAll(m[1], "%2e", ".")
+		b, _ := strconv.Atoi(m[2])
+		a, _ := strconv.Atoi(m[3])
+		total += b
+		maxB, maxA, why := depInitBytes, depInitAllocs, "a dependency's initialisation this heavy needs a reason in initBudget"
+		switch budget, ok := initBudget[pkg]; {
+		case strings.HasPrefix(pkg, "github.com/git-uwf/"):
+			own++
+			maxB, maxA, why = ownInitBytes, ownInitAllocs, "build package-level values (regexps, tables, schemas) on first use"
+		case ok:
+			maxB, maxA, why = budget.bytes, budget.allocs, budget.why
+		}
+		if b > maxB || a > maxA {
+			t.Errorf("init %s allocates %d bytes in %d allocations (budget %d bytes, %d allocations): %s", pkg, b, a, maxB, maxA, why)
+		}
+	}
+	if own == 0 {
+		t.Fatalf("no init line of a git-uwf package in GODEBUG=inittrace=1 output:\n%s", stderr.String())
+	}
+	if total > totalInitBytes {
+		t.Errorf("package initialisation allocates %d bytes in all, budget %d", total, totalInitBytes)
+	}
+}
+
+// makefileTags returns the build tags `make build` uses (GOTAGS), and
+// checks that the build rule passes them.
+func makefileTags(t *testing.T) string {
+	t.Helper()
+	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags string
+	for _, l := range strings.Split(string(mk), "\n") {
+		if v, ok := strings.CutPrefix(l, "GOTAGS"); ok {
+			if v, ok = strings.CutPrefix(strings.TrimSpace(v), ":="); ok {
+				tags = strings.TrimSpace(v)
+			}
+		}
+	}
+	if !strings.Contains(tags, "urfave_cli_no_docs") {
+		t.Fatalf("Makefile: GOTAGS = %q, want urfave_cli_no_docs (it keeps go-md2man out of git-uwf)", tags)
+	}
+	if !strings.Contains(string(mk), "-tags '$(GOTAGS)'") {
+		t.Fatal("Makefile: the build rule does not pass -tags '$(GOTAGS)'")
+	}
+	return tags
+}
