@@ -219,10 +219,15 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		inproc = e.InProcess.Agent(args)
 	}
 	argv = append(argv, string(t.ID), p.role)
+	edgeEnv, removeEdge, err := edgePromptEnv(e.Repo.UwfDir(), t.ID, p.prompt)
+	if err != nil {
+		return nil, err
+	}
+	defer removeEdge()
 	env := append(os.Environ(), e.Env...)
 	env = append(env, spec.Env...)
+	env = append(env, edgeEnv...)
 	env = append(env,
-		agentkit.EnvEdgePrompt+"="+p.prompt,
 		agentkit.EnvThread+"="+string(t.ID),
 		agentkit.EnvRole+"="+p.role,
 		agentkit.EnvHead+"="+t.Head.Commit.String(),

@@ -110,6 +110,9 @@ func testAgent(mode string) int {
 		fmt.Println(ref.Alias)
 		return 0
 	}
+	if mode == "counted" {
+		return countedAgentMain()
+	}
 	var replies []scripted
 	if err := json.Unmarshal([]byte(os.Getenv("UWF_TEST_SCRIPT")), &replies); err != nil {
 		fmt.Fprintln(os.Stderr, "bad script:", err)
