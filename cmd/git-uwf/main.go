@@ -6,7 +6,13 @@ package main
 import (
 	"os"
 
+	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
 )
 
-func main() { os.Exit(root.Main()) }
+func main() {
+	// git-uwf supervises the agents it spawns (see root.Main): a copy of
+	// it started for that does only this.
+	agentkit.SuperviseIfAsked()
+	os.Exit(root.Main())
+}

@@ -42,6 +42,10 @@ type Pipe struct {
 	// that can resume continues the session recorded by the thread's last
 	// step of the same role (same preset, same directory).
 	NoResume bool
+	// Supervisor is the program that supervises the command (see
+	// agentkit.Invocation.Supervisor), so that the command's whole process
+	// group dies with this agent; "" spawns it directly.
+	Supervisor string
 }
 
 // beforeStdinDash appends args to argv, before a final "-" (codex reads
@@ -230,7 +234,7 @@ func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdi
 		Stdin: strings.NewReader(stdin), Timeout: p.timeout(), MaxOutput: p.MaxOutput, Stderr: s.Log,
 		// Shorter than the engine's grace for this agent: the CLI is always
 		// stopped before the engine resorts to SIGKILL.
-		KillGrace: time.Second})
+		KillGrace: time.Second, Supervisor: p.Supervisor})
 	if res == nil {
 		return agentkit.Reply{}, runErr
 	}

@@ -56,6 +56,11 @@ type Engine struct {
 	// InProcess, when set, runs the built-in agents it accepts inside this
 	// process; every other command line is spawned.
 	InProcess InProcess
+	// Supervisor, when set, is the program that supervises spawned agents
+	// (agentkit.Invocation.Supervisor; normally this git-uwf binary): the
+	// agent's process group dies with this process, even by SIGKILL, and
+	// the thread stays locked until the group is gone.
+	Supervisor string
 }
 
 // StepOptions change one step.
@@ -244,7 +249,10 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	}
 	started := time.Now()
 	inv := agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
-		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr}
+		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr, Supervisor: e.Supervisor}
+	if lock := e.Repo.ThreadLockFile(t.ID); lock != nil {
+		inv.Hold = []*os.File{lock}
+	}
 	var (
 		res    *agentkit.Result
 		runErr error

@@ -226,6 +226,11 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 				return cmdutil.FlagErrorf("%v", err)
 			}
 			p.Timeout, p.Env, p.NoResume = opts.timeout, f.Environ(), opts.noResume
+			if f.Supervisor != nil {
+				if p.Supervisor, err = f.Supervisor(); err != nil {
+					return fmt.Errorf("find the git-uwf executable: %w", err)
+				}
+			}
 			return serve(c.Context, f, p, opts.protocol)
 		},
 	}
