@@ -93,7 +93,7 @@ type Request struct {
 // UWF_EDGE_PROMPT_FILE first, else UWF_EDGE_PROMPT).
 func RequestFromEnv(args []string, getenv func(string) string) (Request, error) {
 	if len(args) < 2 {
-		return Request{}, errors.New("usage: <agent> [args…] <thread-id> <role> (with UWF_EDGE_PROMPT set)")
+		return Request{}, errors.New("usage: <agent> [args…] <thread-id> <role> (with UWF_EDGE_PROMPT_FILE or UWF_EDGE_PROMPT set)")
 	}
 	edge, err := ReadEdgePrompt(getenv)
 	if err != nil {

@@ -28,7 +28,7 @@ func NewCmdAgent(f *cmdutil.Factory) *cli.Command {
 		Name:  "agent",
 		Usage: "built-in agents and the configured agent aliases",
 		Description: "The built-in agents speak the agent protocol: the engine runs them as\n" +
-			"`git uwf agent <name> [flags] <thread-id> <role>` with UWF_EDGE_PROMPT set.",
+			"`git uwf agent <name> [flags] <thread-id> <role>` with UWF_EDGE_PROMPT_FILE (or UWF_EDGE_PROMPT) set.",
 		Subcommands: []*cli.Command{
 			newCmdMock(f), newCmdPipe(f), newCmdHuman(f), newCmdLLM(f), newCmdList(f), newCmdDoctor(f),
 		},
