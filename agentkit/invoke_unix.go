@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/git-uwf/git-uwf/agentkit/supervisor"
 )
 
 // Run runs the agent command described by inv and waits for it.
@@ -59,7 +61,7 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 		defer childEnd.Close()
 		parentEnd = w
 		defer parentEnd.Close()
-		args := append([]string{supervisorArg, strconv.Itoa(1 + len(inv.Hold)), path, inv.Command}, inv.Args...)
+		args := append([]string{supervisor.Arg, strconv.Itoa(1 + len(inv.Hold)), path, inv.Command}, inv.Args...)
 		cmd = exec.CommandContext(runCtx, inv.Supervisor, args...)
 		cmd.ExtraFiles = append([]*os.File{childEnd}, inv.Hold...)
 	} else {

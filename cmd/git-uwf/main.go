@@ -6,13 +6,11 @@ package main
 import (
 	"os"
 
-	"github.com/git-uwf/git-uwf/agentkit"
+	// git-uwf supervises the agents it spawns (see root.Main): a copy of
+	// it started for that does only this, from an init function that runs
+	// before most others.
+	_ "github.com/git-uwf/git-uwf/agentkit/supervisor/early"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
 )
 
-func main() {
-	// git-uwf supervises the agents it spawns (see root.Main): a copy of
-	// it started for that does only this.
-	agentkit.SuperviseIfAsked()
-	os.Exit(root.Main())
-}
+func main() { os.Exit(root.Main()) }

@@ -1,4 +1,4 @@
-package agentkit
+package supervisor
 
 import (
 	"bytes"

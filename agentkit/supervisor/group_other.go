@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package agentkit
+package supervisor
 
 // groupMembers cannot list a process group here; the supervisor then only
 // signals the group.

@@ -1,6 +1,11 @@
 //go:build unix
 
-package agentkit
+// Package supervisor is the agent supervisor of agentkit.Run: a copy of
+// the calling program, started as the leader of the agent's process group,
+// that kills the group when the program that started it dies. It uses the
+// standard library only, so that a program can run it before initialising
+// anything else (see package early).
+package supervisor
 
 import (
 	"fmt"
@@ -15,14 +20,16 @@ import (
 	"time"
 )
 
-// supervisorArg is the first argument that makes a program that calls
-// [SuperviseIfAsked] act as an agent's supervisor.
-const supervisorArg = "__uwf-agent-supervisor"
+// Arg is the first argument that makes a program that calls [IfAsked]
+// act as an agent's supervisor; agentkit.Run starts the supervisor as
+// <program> Arg <nfiles> <path> <argv0> <args…>.
+const Arg = "__uwf-agent-supervisor"
 
-// SuperviseIfAsked makes the calling program an agent supervisor when
-// [Run] started it as one, and then exits; otherwise it returns at once.
-// A program names itself in Invocation.Supervisor only if it calls this
-// first thing in main (git-uwf and [Main] do).
+// IfAsked makes the calling program an agent supervisor when agentkit.Run
+// started it as one, and then exits; otherwise it returns at once. A
+// program names itself in agentkit.Invocation.Supervisor only if it calls
+// this first thing (git-uwf imports package early, which calls it before
+// the other packages' initialisation).
 //
 // The supervisor is the leader of the agent's process group. It starts the
 // agent in that group and waits for it, and it reads a pipe whose only
@@ -32,8 +39,8 @@ const supervisorArg = "__uwf-agent-supervisor"
 // hold (the thread lock) stay open until then, so whatever they lock stays
 // locked until no process of the group is left. The agent's exit status
 // (or the signal that ended it) becomes the supervisor's.
-func SuperviseIfAsked() {
-	if len(os.Args) < 2 || os.Args[1] != supervisorArg {
+func IfAsked() {
+	if len(os.Args) < 2 || os.Args[1] != Arg {
 		return
 	}
 	os.Exit(supervise(os.Args[2:]))
@@ -48,6 +55,12 @@ func supervise(args []string) int {
 	nfiles, err := strconv.Atoi(args[0])
 	if err != nil || len(args) < 3 || nfiles < 1 {
 		fmt.Fprintln(os.Stderr, "agent supervisor: bad arguments")
+		return 2
+	}
+	if syscall.Getpgrp() != os.Getpid() {
+		// Only Run starts a supervisor, as the leader of a new group; any
+		// other caller must not have its own group killed.
+		fmt.Fprintln(os.Stderr, "agent supervisor: not the leader of its own process group; only agentkit.Run starts it")
 		return 2
 	}
 	for fd := 3; fd < 3+nfiles; fd++ {
