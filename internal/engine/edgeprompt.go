@@ -21,7 +21,15 @@ func edgePromptEnv(uwfDir string, id chain.ThreadID, prompt string) (env []strin
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("edge prompt file: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "edge-prompt-"+string(id)+"-*.txt")
+	// The caller holds the thread's lock: a file of this thread that is
+	// still there was left by a step process that was killed.
+	pattern := "edge-prompt-" + string(id) + "-*.txt"
+	if stale, _ := filepath.Glob(filepath.Join(dir, pattern)); len(stale) > 0 {
+		for _, p := range stale {
+			_ = os.Remove(p)
+		}
+	}
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return nil, nil, fmt.Errorf("edge prompt file: %w", err)
 	}

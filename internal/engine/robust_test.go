@@ -160,6 +160,14 @@ func TestStepAfterUntravellableValue(t *testing.T) {
 			chaintest.Step(t, fx.repo, fx.id, "developer",
 				map[string]any{"$status": "review_needed", "summary": "s", "branch": tt.summary}, "work")
 			counter := filepath.Join(t.TempDir(), "count")
+			// A prompt file left by a killed step of this thread.
+			stale := filepath.Join(fx.repo.UwfDir(), "tmp", "edge-prompt-"+string(fx.id)+"-1.txt")
+			if err := os.MkdirAll(filepath.Dir(stale), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(stale, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			res, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("counted", nil, "UWF_TEST_COUNT="+counter)})
 			if err != nil {
 				t.Fatalf("step after the stored value: %v", err)
