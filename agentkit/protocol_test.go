@@ -117,3 +117,24 @@ func TestReadEdgePrompt(t *testing.T) {
 		})
 	}
 }
+
+// FuzzEdgePromptForEnv: whatever the prompt, the variable's value fits an
+// environment variable, and a prompt that fits is passed unchanged.
+func FuzzEdgePromptForEnv(f *testing.F) {
+	f.Add("Review it.")
+	f.Add("a\x00b\xff")
+	f.Add(strings.Repeat("é", MaxEdgePromptEnv))
+	f.Fuzz(func(t *testing.T, prompt string) {
+		if len(prompt) < 1000 && len(prompt) > 0 {
+			// Reach the cut path from small inputs as well.
+			prompt = strings.Repeat(prompt, MaxEdgePromptEnv/len(prompt)+1)
+		}
+		got := EdgePromptForEnv(prompt)
+		if !EdgePromptFitsEnv(got) {
+			t.Fatalf("value of %d bytes does not fit", len(got))
+		}
+		if EdgePromptFitsEnv(prompt) && got != prompt {
+			t.Fatal("a prompt that fits was changed")
+		}
+	})
+}
