@@ -6,9 +6,11 @@
 //
 //	<command> [args…] <thread-id> <role>
 //
-// with UWF_EDGE_PROMPT (the moderator's instruction), UWF_THREAD, UWF_ROLE,
-// UWF_HEAD (the thread commit the step builds on) and GIT_DIR set, in the
-// step's working directory. The agent builds its prompt from the thread
+// with UWF_EDGE_PROMPT_FILE (a file holding the moderator's instruction),
+// UWF_EDGE_PROMPT (the instruction, when it fits a variable), UWF_THREAD,
+// UWF_ROLE, UWF_HEAD (the thread commit the step builds on) and GIT_DIR set,
+// in the step's working directory, under a supervisor that kills its
+// process group when the engine dies (SuperviseIfAsked). The agent builds its prompt from the thread
 // (Session), obtains a reply, and Execute turns the reply into a validated
 // step: frontmatter fast path, correction retries that quote the
 // validator's exact problems, optional LLM extraction, secret redaction,

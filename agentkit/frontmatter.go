@@ -58,9 +58,14 @@ const maxYAMLDepth = 1_000
 // FrontmatterError reports a response whose frontmatter is missing or cannot
 // be decoded. Line is the 1-based line within the YAML block (line 1 is the
 // first line after the opening "---"), or 0 when no line applies.
+//
+// Limit is set when the block broke one of the parser's limits (size,
+// alias expansion, nesting depth): a correction prompt cannot be expected
+// to fix that, so [Execute] fails at once instead of paying for retries.
 type FrontmatterError struct {
 	Reason string
 	Line   int
+	Limit  bool
 }
 
 func (e *FrontmatterError) Error() string {
@@ -202,7 +207,7 @@ func ParseFrontmatter(text string) (fields map[string]any, body string, err erro
 		return nil, "", &FrontmatterError{Reason: "no frontmatter block: the response must begin with a line \"---\", then YAML fields, then a closing \"---\" line"}
 	}
 	if len(block) > MaxFrontmatterSize {
-		return nil, "", &FrontmatterError{Reason: fmt.Sprintf("block is %d bytes, larger than the limit of %d", len(block), MaxFrontmatterSize)}
+		return nil, "", &FrontmatterError{Reason: fmt.Sprintf("block is %d bytes, larger than the limit of %d", len(block), MaxFrontmatterSize), Limit: true}
 	}
 	fields, err = decodeYAMLMapping(block)
 	if err != nil {
@@ -233,7 +238,8 @@ func decodeYAMLMapping(block string) (fields map[string]any, err error) {
 			line, _ = strconv.Atoi(m[1])
 			msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
 		}
-		return nil, &FrontmatterError{Reason: "invalid YAML: " + msg, Line: line}
+		// yaml.v3 refuses alias bombs itself ("excessive aliasing").
+		return nil, &FrontmatterError{Reason: "invalid YAML: " + msg, Line: line, Limit: strings.Contains(msg, "excessive aliasing")}
 	}
 	root := &doc
 	if root.Kind == 0 { // only comments
@@ -275,10 +281,10 @@ type yamlConverter struct {
 func (c *yamlConverter) convert(n *yaml.Node, depth int) (any, error) {
 	c.budget--
 	if c.budget < 0 {
-		return nil, &FrontmatterError{Reason: "too many values (alias expansion too large)", Line: n.Line}
+		return nil, &FrontmatterError{Reason: fmt.Sprintf("too many values (more than %d, counting alias expansions)", maxYAMLNodes), Line: n.Line, Limit: true}
 	}
 	if depth > maxYAMLDepth {
-		return nil, &FrontmatterError{Reason: "values nested too deeply", Line: n.Line}
+		return nil, &FrontmatterError{Reason: fmt.Sprintf("values nested more than %d levels deep", maxYAMLDepth), Line: n.Line, Limit: true}
 	}
 	switch n.Kind {
 	case yaml.AliasNode:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,6 +54,18 @@ type Invocation struct {
 	// than the engine that runs the agent, so that it always gets to kill
 	// its child before it is killed itself.
 	KillGrace time.Duration
+	// Supervisor, when set, is a program that calls [SuperviseIfAsked]
+	// first thing in main (git-uwf, or an agent built on [Main]) and is
+	// started in place of the command to supervise it: it kills the
+	// command's whole process group as soon as the process that called Run
+	// dies, even by SIGKILL. Without it only the command itself gets a
+	// parent-death signal (Linux), and processes it started live on.
+	Supervisor string
+	// Hold are open files the supervisor keeps open until the process group
+	// is gone (for example the lock of the thread being stepped, so that a
+	// retried step cannot start beside an agent of the previous one). They
+	// are not passed to the command. Ignored without a Supervisor.
+	Hold []*os.File
 }
 
 // Result is what a finished (or stopped) child left behind.

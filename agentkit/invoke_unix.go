@@ -10,9 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/git-uwf/git-uwf/agentkit/supervisor"
 )
 
 // Run runs the agent command described by inv and waits for it.
@@ -45,8 +49,25 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 	maxOut, runCtx, stop := inv.limits(ctx)
 	defer stop(nil)
 
-	cmd := exec.CommandContext(runCtx, path, inv.Args...)
-	cmd.Args[0] = inv.Command
+	var cmd *exec.Cmd
+	var parentEnd *os.File
+	if inv.Supervisor != "" {
+		// The supervisor leads the group and outlives us to kill it: it
+		// reads end of file from this pipe when we die.
+		childEnd, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("start agent %q: %w", inv.Command, err)
+		}
+		defer childEnd.Close()
+		parentEnd = w
+		defer parentEnd.Close()
+		args := append([]string{supervisor.Arg, strconv.Itoa(1 + len(inv.Hold)), path, inv.Command}, inv.Args...)
+		cmd = exec.CommandContext(runCtx, inv.Supervisor, args...)
+		cmd.ExtraFiles = append([]*os.File{childEnd}, inv.Hold...)
+	} else {
+		cmd = exec.CommandContext(runCtx, path, inv.Args...)
+		cmd.Args[0] = inv.Command
+	}
 	cmd.Env = inv.Env
 	cmd.Dir = inv.Dir
 	cmd.Stdin = inv.Stdin
@@ -56,7 +77,9 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeathSignal(cmd.SysProcAttr)
+	if inv.Supervisor == "" {
+		setParentDeathSignal(cmd.SysProcAttr)
+	}
 	cmd.Cancel = func() error {
 		sig := syscall.SIGTERM
 		if errors.Is(context.Cause(runCtx), ErrOutputTooLarge) {
@@ -77,13 +100,17 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 	cmd.WaitDelay = grace
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	waitErr, err := startAndWait(cmd)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) {
 			return nil, fmt.Errorf("agent command %q not found: %w", inv.Command, err)
 		}
 		return nil, fmt.Errorf("start agent %q: %w", inv.Command, err)
 	}
-	waitErr := cmd.Wait()
+	// Whatever the agent left running in its group (a background job,
+	// a grandchild that closed its output) must not outlive the step.
+	// The group id cannot have been reused while a member is left.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	res := &Result{
 		Stdout:   stdout.buf.Bytes(),
 		Stderr:   stderr.buf.Bytes(),
@@ -94,11 +121,6 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 	// error, so a non-nil error while our context is done means we stopped it.
 	stopped := waitErr != nil && runCtx.Err() != nil
 	overflowed := stdout.overflowed || stderr.overflowed
-	if stopped || overflowed || errors.Is(waitErr, exec.ErrWaitDelay) {
-		// Leftovers of the group (grandchildren that ignored SIGTERM or
-		// still hold our pipes) must not outlive the step.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 
 	ae := &AgentError{Command: inv.Command, StderrTail: tailUTF8(res.Stderr, stderrTailSize), ExitCode: -1}
 	if ps := cmd.ProcessState; ps != nil {
@@ -159,4 +181,25 @@ func resolveCommand(command string, env []string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("agent command %q not found in PATH: %w", command, exec.ErrNotFound)
+}
+
+// startAndWait starts cmd and waits for it on one goroutine locked to its
+// OS thread: Linux sends the parent-death signal when the thread that
+// forked the child ends, not the process, and a locked thread lives until
+// the wait is over.
+func startAndWait(cmd *exec.Cmd) (waitErr, startErr error) {
+	type result struct{ wait, start error }
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		// The goroutine ends locked: its thread ends with it, after the
+		// child is gone.
+		if err := cmd.Start(); err != nil {
+			done <- result{start: err}
+			return
+		}
+		done <- result{wait: cmd.Wait()}
+	}()
+	r := <-done
+	return r.wait, r.start
 }

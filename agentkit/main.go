@@ -54,7 +54,11 @@ func OptionsFromEnv(getenv func(string) string) (Options, error) {
 }
 
 // Main runs agent as a standalone protocol-speaking program and exits.
+// It first checks whether it was started as an agent supervisor (see
+// SuperviseIfAsked), so the program can name itself as the Supervisor of
+// the commands it runs.
 func Main(agent Agent) {
+	SuperviseIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := RunMain(ctx, agent, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 	stop()

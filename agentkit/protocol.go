@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -14,10 +17,77 @@ import (
 // Environment variables of the agent protocol.
 const (
 	EnvEdgePrompt = "UWF_EDGE_PROMPT"
-	EnvThread     = "UWF_THREAD"
-	EnvRole       = "UWF_ROLE"
-	EnvHead       = "UWF_HEAD"
+	// EnvEdgePromptFile names a file holding the whole edge prompt, byte
+	// for byte. The engine always sets it; agents read it in preference
+	// to EnvEdgePrompt, which holds the prompt only when it fits in an
+	// environment variable (see EdgePromptFitsEnv).
+	EnvEdgePromptFile = "UWF_EDGE_PROMPT_FILE"
+	EnvThread         = "UWF_THREAD"
+	EnvRole           = "UWF_ROLE"
+	EnvHead           = "UWF_HEAD"
 )
+
+// MaxEdgePromptEnv is the largest edge prompt, in bytes, that the engine
+// puts into EnvEdgePrompt as it is. A longer prompt, or one that holds a
+// NUL byte or invalid UTF-8, reaches the agent whole only through
+// EnvEdgePromptFile; EnvEdgePrompt then holds a cleaned, shortened copy
+// (see EdgePromptForEnv). 32 KiB stays far below every platform's limit
+// for one variable (Linux: 128 KiB) and for the whole environment.
+const MaxEdgePromptEnv = 32 << 10
+
+// MaxEdgePromptFile bounds the edge prompt file an agent reads.
+const MaxEdgePromptFile = 64 << 20
+
+// EdgePromptFitsEnv reports whether prompt can travel in EnvEdgePrompt as it
+// is: at most MaxEdgePromptEnv bytes, valid UTF-8 and no NUL byte.
+func EdgePromptFitsEnv(prompt string) bool {
+	return len(prompt) <= MaxEdgePromptEnv && utf8.ValidString(prompt) && strings.IndexByte(prompt, 0) < 0
+}
+
+// EdgePromptForEnv returns the value for EnvEdgePrompt: prompt itself when
+// it fits, else a copy without NUL bytes, with invalid UTF-8 replaced and
+// cut to MaxEdgePromptEnv bytes with a note that the whole prompt is in
+// the file named by EnvEdgePromptFile. Scripts that only read the
+// variable still get the start of their instruction.
+func EdgePromptForEnv(prompt string) string {
+	if EdgePromptFitsEnv(prompt) {
+		return prompt
+	}
+	s := cleanText(prompt)
+	const note = "\n\n[git-uwf: the instruction is cut here; the whole text is in the file $" + EnvEdgePromptFile + "]"
+	if len(s) > MaxEdgePromptEnv {
+		n := MaxEdgePromptEnv - len(note)
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + note
+	}
+	return s
+}
+
+// ReadEdgePrompt returns the edge prompt of the protocol: the file named by
+// EnvEdgePromptFile when set, else EnvEdgePrompt. NUL bytes are dropped
+// and invalid UTF-8 is replaced, so whatever the moderator rendered can be
+// put into a prompt and stored.
+func ReadEdgePrompt(getenv func(string) string) (string, error) {
+	path := getenv(EnvEdgePromptFile)
+	if path == "" {
+		return cleanText(getenv(EnvEdgePrompt)), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read the edge prompt: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxEdgePromptFile+1))
+	if err != nil {
+		return "", fmt.Errorf("read the edge prompt %s: %w", path, err)
+	}
+	if len(b) > MaxEdgePromptFile {
+		return "", fmt.Errorf("edge prompt %s is larger than %d bytes", path, MaxEdgePromptFile)
+	}
+	return cleanText(string(b)), nil
+}
 
 // AdapterOutput is the JSON object an agent prints as its last stdout line.
 // On success StepHash (and StepOID) name the new StepNode. On failure Error

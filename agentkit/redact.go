@@ -70,12 +70,15 @@ func NewRedactor(extraPatterns []string) (*Redactor, error) {
 	r.rules[len(r.rules)-1].multiline = true
 	add("url-credentials", `\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\[\]]+:([^\s/@]+)@`, 1, nil, "://")
 	r.rules[len(r.rules)-1].replacement = "[REDACTED]"
-	add("aws-access-key", `\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`, 0, nil, "akia", "asia", "abia", "acca")
-	add("github-token", `\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b`, 0, nil, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
-	add("anthropic-key", `\bsk-ant-[A-Za-z0-9_\-]{20,}`, 0, mixedCase, "sk-ant-")
-	add("openai-key", `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`, 0, mixedCase, "sk-")
-	add("slack-token", `\bxox[abprs]-[A-Za-z0-9\-]{10,}`, 0, nil, "xox")
-	add("google-api-key", `\bAIza[0-9A-Za-z_\-]{35}`, 0, nil, "aiza")
+	// Key prefixes match in any case: a key pasted in lower case (or
+	// upper case) is still a key. keyLike then tells random key material
+	// from words that happen to follow such a prefix.
+	add("aws-access-key", `(?i)\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`, 0, hasDigit, "akia", "asia", "abia", "acca")
+	add("github-token", `(?i)\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b`, 0, nil, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+	add("anthropic-key", `(?i)\bsk-ant-[A-Za-z0-9_\-]{20,}`, 0, keyLike, "sk-ant-")
+	add("openai-key", `(?i)\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`, 0, keyLike, "sk-")
+	add("slack-token", `(?i)\bxox[abprse]-[A-Za-z0-9\-]{10,}`, 0, hasDigit, "xox")
+	add("google-api-key", `(?i)\bAIza[0-9A-Za-z_\-]{35}`, 0, keyLike, "aiza")
 	add("bearer-token", `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:bearer|token)\s+([^\s"',;]+)`, 1, nil, "authorization")
 	add("basic-auth", `(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/=]{8,})`, 1, nil, "authorization")
 	add("bearer-token", `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`, 1, hasDigit, "bearer")
@@ -133,6 +136,49 @@ func mixedCase(s string) bool {
 		}
 	}
 	return upper && lower && digit
+}
+
+// keyLike accepts random-looking key material: upper- and lower-case
+// letters and digits all present (keys as issued), or, for a key whose
+// case was changed, letters and digits that alternate at least
+// minKeyAlternations times in its longest run of letters and digits. Words
+// and version numbers after a key prefix ("sk-learn-compatible",
+// "sk-2024-roadmap-notes") alternate far less.
+func keyLike(s string) bool {
+	if mixedCase(s) {
+		return true
+	}
+	longest, run := "", 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isASCIIAlnum(s[i]) {
+			run++
+			continue
+		}
+		if run > len(longest) {
+			longest = s[i-run : i]
+		}
+		run = 0
+	}
+	alternations := 0
+	for i := 1; i < len(longest); i++ {
+		if isASCIIDigit(longest[i]) != isASCIIDigit(longest[i-1]) {
+			alternations++
+		}
+	}
+	return alternations >= minKeyAlternations
+}
+
+// minKeyAlternations is how often a case-changed key must switch between
+// letters and digits. A random lower-case key of 20 letters and digits
+// switches about eight times on average, and real keys are longer (40 to
+// 100 characters), while a word, or a word next to a version number,
+// switches at most once or twice.
+const minKeyAlternations = 4
+
+func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isASCIIAlnum(c byte) bool {
+	return isASCIIDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 }
 
 func hasDigit(s string) bool {

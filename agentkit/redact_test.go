@@ -221,3 +221,83 @@ func TestBuiltinPatternsCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactAnyCase: a key is a key in lower or upper case; words after a
+// key prefix are not.
+func TestRedactAnyCase(t *testing.T) {
+	keys := []struct{ kind, key string }{
+		{"anthropic-key", fakeAnthropic},
+		{"openai-key", fakeOpenAI},
+		{"openai-key", fakeOpenAIOld},
+		{"github-token", fakeGitHub},
+		{"github-token", fakePAT},
+		{"slack-token", fakeSlack},
+		{"google-api-key", fakeGoogle},
+		{"aws-access-key", fakeAWS},
+	}
+	r := newTestRedactor(t)
+	for _, k := range keys {
+		for _, variant := range []string{strings.ToLower(k.key), strings.ToUpper(k.key)} {
+			in := "the key is " + variant + " now"
+			want := "the key is [REDACTED:" + k.kind + "] now"
+			if got, _ := r.Redact(in); got != want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", in, got, want)
+			}
+		}
+	}
+	prose := []string{
+		"sk-skiing is a sport and task-based planning works",
+		"the sk-learn-compatible-estimators-and-transformers guide",
+		"sk-2024-roadmap-notes-for-the-platform-team-meeting",
+		"SK-ANT-COLONY-OPTIMISATION-ALGORITHMS-EXPLAINED",
+		"xoxo-and-kisses-from-the-whole-team and xoxb-without-digits-here",
+		"ghs_configuration_manager_for_the_application_server",
+		"akiakiakiakiakiakiak is not a key",
+	}
+	for _, in := range prose {
+		if got, kinds := r.Redact(in); got != in || kinds != nil {
+			t.Errorf("Redact(%q) = %q, %v; want unchanged", in, got, kinds)
+		}
+	}
+}
+
+// FuzzKeyAnyCase: a random key behind any of the key prefixes, in any
+// case, never survives redaction.
+func FuzzKeyAnyCase(f *testing.F) {
+	f.Add("sk-ant-api03-", []byte("q3er4ty5ui6op7as8df9gh0jk1lz2xc3vb4nm5"), uint8(0))
+	f.Add("ghp_", []byte("ab3de5fg7hj9kl1mn3pq5rs7tu9vw1xy3za5"), uint8(1))
+	f.Add("xoxb-", []byte("1234567890-0987654321-abcdefghijkl"), uint8(2))
+	f.Add("sk-", []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41}, uint8(3))
+	prefixes := map[string]bool{"sk-ant-api03-": true, "sk-": true, "sk-proj-": true, "ghp_": true, "gho_": true, "github_pat_": true, "xoxb-": true, "xoxp-": true}
+	r := newTestRedactor(f)
+	f.Fuzz(func(t *testing.T, prefix string, seed []byte, caseMode uint8) {
+		if !prefixes[prefix] || len(seed) < 40 {
+			return
+		}
+		// Key material as issued: letters and digits drawn from the seed,
+		// at least 40 of them, with letters and digits mixed.
+		const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		key := make([]byte, len(seed))
+		for i, b := range seed {
+			key[i] = alphabet[int(b)%len(alphabet)]
+		}
+		key[0], key[1] = 'a', '1' // both kinds present
+		secret := prefix + string(key)
+		if !keyLike(secret) {
+			return // a seed without the randomness of a key
+		}
+		switch caseMode % 3 {
+		case 1:
+			secret = strings.ToLower(secret)
+		case 2:
+			secret = strings.ToUpper(secret)
+		}
+		if !keyLike(secret) {
+			return // changing the case removed what made it look random
+		}
+		got, _ := r.Redact("before " + secret + " after")
+		if strings.Contains(got, secret) || strings.Contains(strings.ToLower(got), strings.ToLower(string(key))) {
+			t.Fatalf("key survived: %q", got)
+		}
+	})
+}

@@ -89,15 +89,19 @@ type Request struct {
 
 // RequestFromEnv builds a Request from the protocol: the last two
 // arguments are the thread id and the role; the environment carries the
-// edge prompt and head.
+// head and the edge prompt (read with ReadEdgePrompt: the file named by
+// UWF_EDGE_PROMPT_FILE first, else UWF_EDGE_PROMPT).
 func RequestFromEnv(args []string, getenv func(string) string) (Request, error) {
 	if len(args) < 2 {
-		return Request{}, errors.New("usage: <agent> [args…] <thread-id> <role> (with UWF_EDGE_PROMPT set)")
+		return Request{}, errors.New("usage: <agent> [args…] <thread-id> <role> (with UWF_EDGE_PROMPT_FILE or UWF_EDGE_PROMPT set)")
 	}
-	req := Request{Thread: args[len(args)-2], Role: args[len(args)-1],
-		EdgePrompt: getenv(EnvEdgePrompt), Head: getenv(EnvHead)}
+	edge, err := ReadEdgePrompt(getenv)
+	if err != nil {
+		return Request{}, err
+	}
+	req := Request{Thread: args[len(args)-2], Role: args[len(args)-1], EdgePrompt: edge, Head: getenv(EnvHead)}
 	if strings.TrimSpace(req.EdgePrompt) == "" {
-		return Request{}, fmt.Errorf("%s is empty: the moderator's instruction is missing", EnvEdgePrompt)
+		return Request{}, fmt.Errorf("%s and %s are empty: the moderator's instruction is missing", EnvEdgePromptFile, EnvEdgePrompt)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -225,12 +229,19 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 	var output map[string]any
 	var body string
 	var problems []string
+	var fatal bool
 	for {
-		output, body, problems = extractValid(store, s, reply.Text)
+		output, body, problems, fatal = extractValid(store, s, reply.Text)
 		if problems == nil {
 			break
 		}
 		keepRaw(reply.Text)
+		if fatal {
+			// A correction cannot fix a broken limit: no paid re-run.
+			fmt.Fprintf(s.Log, "%s: output rejected (%s); a correction cannot fix this, not retrying\n",
+				agent.Name(), strings.Join(problems, "; "))
+			break
+		}
 		if attempts > retries {
 			break
 		}
@@ -244,12 +255,14 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 		attempts++
 		extraction = "retry"
 	}
-	if problems != nil && opts.LLM != nil {
+	if problems != nil && opts.LLM != nil && !fatal {
 		fmt.Fprintf(s.Log, "%s: trying LLM extraction with %s\n", agent.Name(), opts.LLM.Model)
 		fields, err := LLMExtract(ctx, *opts.LLM, s.Schema, reply.Text)
 		if err == nil {
 			output = keepFields(fields, s.Schema)
-			if verr := store.Validate(s.SchemaRef, output); verr == nil {
+			if bad := storableProblems(output); bad != nil {
+				problems = append(problems, "llm extraction: "+strings.Join(bad, "; "))
+			} else if verr := store.Validate(s.SchemaRef, output); verr == nil {
 				problems, extraction = nil, "llm"
 				if _, b, ok := SplitFrontmatter(reply.Text); ok {
 					body = b
@@ -369,10 +382,18 @@ func count(into map[string]int, found []Redaction) {
 }
 
 // extractValid runs the fast path and validation; nil problems means ok.
-func extractValid(store *objects.Store, s *Session, text string) (map[string]any, string, []string) {
+//
+// fatal is set when the problem is one a correction cannot be expected to
+// fix (a frontmatter block over the size limit, an alias bomb, values
+// nested too deeply): the step then fails at once.
+func extractValid(store *objects.Store, s *Session, text string) (output map[string]any, body string, problems []string, fatal bool) {
 	out, body, err := ExtractOutput(text, s.Schema)
 	if err != nil {
-		return nil, "", []string{err.Error()}
+		var fe *FrontmatterError
+		return nil, "", []string{err.Error()}, errors.As(err, &fe) && fe.Limit
+	}
+	if problems := storableProblems(out); problems != nil {
+		return nil, "", problems, false
 	}
 	ref := s.SchemaRef
 	if fields, _, _ := ParseFrontmatter(text); isSuspend(s, fields) {
@@ -383,17 +404,60 @@ func extractValid(store *objects.Store, s *Session, text string) (map[string]any
 			delete(out, moderator.SuspendReason)
 		}
 		if ref, err = s.Repo.Schema("uwf.SuspendOutput"); err != nil {
-			return nil, "", []string{err.Error()}
+			return nil, "", []string{err.Error()}, false
 		}
 	}
 	if err := store.Validate(ref, out); err != nil {
 		var ve *objects.ValidationError
 		if errors.As(err, &ve) && len(ve.Violations) > 0 {
-			return nil, "", append([]string(nil), ve.Violations...)
+			return nil, "", append([]string(nil), ve.Violations...), false
 		}
-		return nil, "", []string{err.Error()}
+		return nil, "", []string{err.Error()}, false
 	}
-	return out, body, nil
+	return out, body, nil, false
+}
+
+// maxStorableProblems bounds the problems storableProblems reports.
+const maxStorableProblems = 5
+
+// storableProblems reports the strings of an output that git-uwf does not
+// store: a NUL byte is never part of a deliverable, and a value holding
+// one would reach the next step's instruction. Keys and values are
+// checked; the problems name the field so the agent can correct it.
+func storableProblems(output map[string]any) []string {
+	var problems []string
+	var walk func(v any, path string, depth int)
+	walk = func(v any, path string, depth int) {
+		if len(problems) >= maxStorableProblems || depth > maxYAMLDepth {
+			return
+		}
+		switch x := v.(type) {
+		case string:
+			if strings.IndexByte(x, 0) >= 0 {
+				problems = append(problems, fmt.Sprintf("%s: the value holds a NUL character (\\0), which a frontmatter value may not contain; remove it or describe it in words", path))
+			}
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				if strings.IndexByte(k, 0) >= 0 {
+					problems = append(problems, fmt.Sprintf("%s: a field name holds a NUL character (\\0); remove it", path))
+					continue
+				}
+				walk(x[k], path+"/"+k, depth+1)
+			}
+		case []any:
+			for i, item := range x {
+				walk(item, fmt.Sprintf("%s/%d", path, i), depth+1)
+			}
+		}
+	}
+	for _, k := range sortedKeys(output) {
+		if strings.IndexByte(k, 0) >= 0 {
+			problems = append(problems, "a field name holds a NUL character (\\0); remove it")
+			continue
+		}
+		walk(output[k], k, 1)
+	}
+	return problems
 }
 
 // isSuspend says whether output is a yield ($status "$SUSPEND") that the

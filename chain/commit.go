@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -17,7 +18,9 @@ func message(subject, body string, trailers ...Trailer) string {
 	var b strings.Builder
 	b.WriteString(oneLine(subject, 200))
 	b.WriteString("\n")
-	if body = strings.TrimSpace(body); body != "" {
+	// A NUL byte in a commit message breaks git fsck --strict; the texts
+	// come from agents, so drop them here whatever wrote the nodes.
+	if body = strings.TrimSpace(strings.ReplaceAll(body, "\x00", "")); body != "" {
 		b.WriteString("\n")
 		b.WriteString(body)
 		b.WriteString("\n")
@@ -31,9 +34,10 @@ func message(subject, body string, trailers ...Trailer) string {
 	return b.String()
 }
 
-// oneLine collapses whitespace and truncates to max runes.
+// oneLine collapses whitespace, turns control characters (NUL included)
+// into spaces and truncates to max runes.
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max-1]) + "…"
 	}

@@ -45,8 +45,7 @@ func (r *Repo) LockThread(id ThreadID) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock thread %s: %w", id, err)
 	}
-	fl := flock.New(path)
-	ok, err := fl.TryLock()
+	file, release, ok, err := tryLockFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock thread %s: %w", id, err)
 	}
@@ -63,13 +62,30 @@ func (r *Repo) LockThread(id ThreadID) (unlock func(), err error) {
 	}
 	r.mu.Lock()
 	r.held[id] = true
+	if file != nil {
+		if r.lockFiles == nil {
+			r.lockFiles = map[ThreadID]*os.File{}
+		}
+		r.lockFiles[id] = file
+	}
 	r.mu.Unlock()
 	return func() {
 		r.mu.Lock()
 		delete(r.held, id)
+		delete(r.lockFiles, id)
 		r.mu.Unlock()
-		_ = fl.Unlock()
+		release()
 	}, nil
+}
+
+// ThreadLockFile returns the open lock file of a thread lock this process
+// holds (nil when it holds none, or where locks are not files). Handing it
+// to a child process keeps the thread locked until that child is gone too,
+// even if this process dies first.
+func (r *Repo) ThreadLockFile(id ThreadID) *os.File {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lockFiles[id]
 }
 
 // threadRunning reports whether some process holds the thread's lock.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -14,7 +15,9 @@ import (
 // ReadOptions shape the markdown rendering of a thread.
 type ReadOptions struct {
 	// Quota is the character budget for the steps (default 4000). The
-	// newest steps that fit are shown; at least one step always is.
+	// newest steps that fit are shown; at least one step always is, cut
+	// (with a marker naming `git uwf step read`) when it alone is over the
+	// budget. A task longer than half the quota is cut the same way.
 	Quota int
 	// Before shows only steps strictly before this step (alias or commit).
 	Before string
@@ -56,8 +59,13 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 		if link, err := r.Parent(ctx, t); err == nil && link != nil {
 			parent = fmt.Sprintf("\n**Parent:** thread `%s` (plays its role %s)\n", link.Thread, link.Role)
 		}
+		task := strings.TrimSpace(t.Start.Prompt)
+		if limit := max(opts.Quota/2, minShown); len(task) > limit {
+			task = cutAt(task, limit) + fmt.Sprintf("\n\n*(task cut here: %d of %d characters shown; all of it: git uwf thread show %s)*",
+				len(cutAt(task, limit)), len(task), t.ID)
+		}
 		parts = append(parts, fmt.Sprintf("# Thread `%s`\n\n**Workflow:** %s (`%s`)\n%s\n## Task\n\n%s",
-			t.ID, t.Workflow.Name, t.Workflow.Alias, parent, strings.TrimSpace(t.Start.Prompt)))
+			t.ID, t.Workflow.Name, t.Workflow.Alias, parent, task))
 	}
 	budget := opts.Quota
 	for _, p := range parts {
@@ -75,6 +83,13 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 		if len(blocks) > 0 && cost > budget {
 			break
 		}
+		if limit := max(budget, minShown); len(block) > limit {
+			// The newest step alone is over the quota: show its start.
+			kept := cutAt(block, limit)
+			block = kept + fmt.Sprintf("\n\n*(step %d cut here: %d of %d characters shown; all of it: git uwf step read %s)*",
+				i+1, len(kept), len(block), steps[i].Node.Alias)
+			cost = len(block) + 7
+		}
 		budget -= cost
 		blocks = append(blocks, block)
 		first = i
@@ -90,6 +105,26 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 		parts = append(parts, "*(no steps yet)*")
 	}
 	return strings.Join(parts, "\n\n---\n\n") + "\n", nil
+}
+
+// minShown is how much of a section that is over the quota Read shows at
+// least, whatever is left of the budget.
+const minShown = 1000
+
+// cutAt shortens s to at most n bytes, at the last line break in its second
+// half when there is one, never inside a UTF-8 sequence.
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	s = s[:n]
+	if i := strings.LastIndexByte(s, '\n'); i > n/2 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, " \t\r\n")
 }
 
 func (r *Repo) renderStep(e *Entry, n int, shownRoles map[string]bool, t *Thread) (string, error) {

@@ -33,6 +33,7 @@ type Repo struct {
 	workflows map[objects.Alias]*WorkflowInfo
 	pinned    map[plumbing.Hash]*WorkflowInfo // by the workflow/ tree a commit pins
 	held      map[ThreadID]bool               // thread locks this process holds
+	lockFiles map[ThreadID]*os.File           // their open lock files (unix)
 
 	entries entryCache // decoded thread commits, by start node (entrycache.go)
 	refs    *refFiles  // single ref lookups in the ref files (refread.go)

@@ -6,6 +6,10 @@ package main
 import (
 	"os"
 
+	// git-uwf supervises the agents it spawns (see root.Main): a copy of
+	// it started for that does only this, from an init function that runs
+	// before most others.
+	_ "github.com/git-uwf/git-uwf/agentkit/supervisor/early"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
 )
 

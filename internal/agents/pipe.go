@@ -46,6 +46,10 @@ type Pipe struct {
 	// git-uwf in (agentkit.InvocationDir). "" means the step's directory,
 	// for a pipe run by hand there.
 	Dir string
+	// Supervisor is the program that supervises the command (see
+	// agentkit.Invocation.Supervisor), so that the command's whole process
+	// group dies with this agent; "" spawns it directly.
+	Supervisor string
 }
 
 // invocationDir returns the directory a relative command resolves against.
@@ -203,6 +207,10 @@ func (p *Pipe) previousSession(ctx context.Context, s *agentkit.Session) (string
 		if detail.Preset != p.Preset.Name {
 			return "", nil
 		}
+		if !usableSessionID(detail.SessionID) {
+			// Fetched data never chooses an argument of the command line.
+			return "", fmt.Errorf("the session id recorded by step %s is not a plain id", entries[i].Node.Alias)
+		}
 		return detail.SessionID, nil
 	}
 	return "", nil
@@ -220,7 +228,7 @@ func logOf(s *agentkit.Session) io.Writer {
 // the command again with the original prompt, the rejected answer and the
 // correction.
 func (p *Pipe) Correct(ctx context.Context, s *agentkit.Session, prev agentkit.Reply, correction string) (agentkit.Reply, error) {
-	if p.Preset != nil && p.Preset.Resume != nil && prev.SessionID != "" {
+	if p.Preset != nil && p.Preset.Resume != nil && usableSessionID(prev.SessionID) {
 		return p.run(ctx, s, p.Preset.Resume(p.Argv, prev.SessionID), correction)
 	}
 	answer := prev.Text
@@ -245,7 +253,7 @@ func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdi
 		Stdin: strings.NewReader(stdin), Timeout: p.timeout(), MaxOutput: p.MaxOutput, Stderr: s.Log,
 		// Shorter than the engine's grace for this agent: the CLI is always
 		// stopped before the engine resorts to SIGKILL.
-		KillGrace: time.Second})
+		KillGrace: time.Second, Supervisor: p.Supervisor})
 	if res == nil {
 		return agentkit.Reply{}, runErr
 	}
@@ -366,4 +374,24 @@ func tail(s string, n int) string {
 		s = s[1:]
 	}
 	return s
+}
+
+// maxSessionID bounds a session id that goes into the command line.
+const maxSessionID = 200
+
+// usableSessionID reports whether id may be passed to a CLI's resume flag:
+// short, letters, digits and ".", "_", ":", "-" only, not starting with
+// "-" (it comes from a CLI's output or from a fetched thread, and must
+// never become an option or an over-long argument).
+func usableSessionID(id string) bool {
+	if id == "" || len(id) > maxSessionID || id[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -35,6 +35,11 @@ type Factory struct {
 	Now func() time.Time
 	// Executable returns the path of the running git-uwf binary.
 	Executable func() (string, error)
+	// Supervisor, when set, returns the program that supervises spawned
+	// agents (agentkit.Invocation.Supervisor): the git-uwf binary, which
+	// calls agentkit.SuperviseIfAsked first thing. Only the real main sets
+	// it; a test binary must never be started as a supervisor.
+	Supervisor func() (string, error)
 	// Repo opens the repository around Getwd (once per run).
 	Repo func(ctx context.Context) (*chain.Repo, error)
 	// RunCommand runs a git-uwf command line (args[0] is the program name)

@@ -29,8 +29,15 @@ func testEngine(id string) int {
 	}
 	self, _ := os.Executable()
 	eng := &engine.Engine{Repo: repo, Self: self}
+	spec := agent("slowish", loopScript)
+	if script := os.Getenv("UWF_TEST_AGENT_SH"); script != "" {
+		spec = &engine.AgentSpec{Name: "sh", Argv: []string{"sh", "-c", script, "sh"}}
+	}
+	if os.Getenv("UWF_TEST_SUPERVISE") == "1" {
+		eng.Supervisor = self
+	}
 	tid, _ := chain.ParseThreadID(id)
-	if _, err := eng.Step(ctx, tid, engine.StepOptions{Agent: agent("slowish", loopScript)}); err != nil {
+	if _, err := eng.Step(ctx, tid, engine.StepOptions{Agent: spec}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -62,6 +62,11 @@ type Engine struct {
 	// comes from thread data; in a bare repository it stands for the work
 	// tree. Agents get it as agentkit.EnvInvocationDir.
 	Invocation string
+	// Supervisor, when set, is the program that supervises spawned agents
+	// (agentkit.Invocation.Supervisor; normally this git-uwf binary): the
+	// agent's process group dies with this process, even by SIGKILL, and
+	// the thread stays locked until the group is gone.
+	Supervisor string
 }
 
 // StepOptions change one step.
@@ -311,10 +316,15 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		argv[0] = agentkit.ResolveCommand(argv[0], invDir)
 	}
 	argv = append(argv, string(t.ID), p.role)
+	edgeEnv, removeEdge, err := edgePromptEnv(e.Repo.UwfDir(), t.ID, p.prompt)
+	if err != nil {
+		return nil, err
+	}
+	defer removeEdge()
 	env := append(os.Environ(), e.Env...)
 	env = append(env, spec.Env...)
+	env = append(env, edgeEnv...)
 	env = append(env,
-		agentkit.EnvEdgePrompt+"="+p.prompt,
 		agentkit.EnvThread+"="+string(t.ID),
 		agentkit.EnvRole+"="+p.role,
 		agentkit.EnvHead+"="+t.Head.Commit.String(),
@@ -338,7 +348,10 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	}
 	started := time.Now()
 	inv := agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
-		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr}
+		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr, Supervisor: e.Supervisor}
+	if lock := e.Repo.ThreadLockFile(t.ID); lock != nil {
+		inv.Hold = []*os.File{lock}
+	}
 	var (
 		res    *agentkit.Result
 		runErr error

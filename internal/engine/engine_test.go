@@ -21,6 +21,8 @@ import (
 // The test binary doubles as the agent: with UWF_TEST_AGENT set it plays
 // one step according to the mode and exits.
 func TestMain(m *testing.M) {
+	// The test binary also plays the agent supervisor (Engine.Supervisor).
+	agentkit.SuperviseIfAsked()
 	if mode := os.Getenv("UWF_TEST_AGENT"); mode != "" {
 		os.Exit(testAgent(mode))
 	}
@@ -109,6 +111,9 @@ func testAgent(mode string) int {
 		}
 		fmt.Println(ref.Alias)
 		return 0
+	}
+	if mode == "counted" {
+		return countedAgentMain()
 	}
 	var replies []scripted
 	if err := json.Unmarshal([]byte(os.Getenv("UWF_TEST_SCRIPT")), &replies); err != nil {

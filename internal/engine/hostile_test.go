@@ -38,7 +38,9 @@ func TestSecretsNeverStored(t *testing.T) {
 	const gh = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
 	const aws = "AKIAIOSFODNN7EXAMPLE"
 	const url = "https://deploy:hunter2secret@git.example.com/repo.git"
-	script := []scripted{{"developer", "---\n$status: review_needed\nsummary: used key " + aws + "\n---\nToken " + gh + " and remote " + url + "\n"}}
+	// An Anthropic key pasted in lower case.
+	const ant = "sk-ant-api03-" + "q3er4ty5ui6op7as8df9gh0jk1lz2xc3vb4nm5po9iu8yt7"
+	script := []scripted{{"developer", "---\n$status: review_needed\nsummary: used key " + aws + " and " + ant + "\n---\nToken " + gh + " and remote " + url + " and " + ant + "\n"}}
 	res, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("script", script)})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +59,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		t.Fatal("the leaking agent succeeded")
 	}
 	objs := allObjects(t, fx.dir)
-	for _, secret := range []string{gh, aws, "hunter2secret"} {
+	for _, secret := range []string{gh, aws, "hunter2secret", ant, ant[len("sk-ant-api03-"):]} {
 		if strings.Contains(objs, secret) {
 			t.Errorf("secret %q reached the object database", secret)
 		}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ZeroOID is the all-zero object id: as an old value it means "the ref must
@@ -65,7 +67,7 @@ func (r *Runner) UpdateRefs(ctx context.Context, reflogMsg string, updates ...Re
 	}
 	in.WriteString("prepare\ncommit\n")
 	args := []string{"update-ref", "--stdin"}
-	if reflogMsg != "" {
+	if reflogMsg = reflogMessage(reflogMsg); reflogMsg != "" {
 		args = append(args, "-m", reflogMsg)
 	}
 	if _, err := r.Run(ctx, &in, args...); err != nil {
@@ -122,4 +124,25 @@ func (r *Runner) ListRefs(ctx context.Context, commonDir string, patterns ...str
 		return refs, nil
 	}
 	return r.ForEachRef(ctx, patterns...)
+}
+
+// maxReflogMessage bounds the reflog message, which travels in argv.
+const maxReflogMessage = 300
+
+// reflogMessage makes msg fit an argument: one line without NUL bytes or
+// other control characters, at most maxReflogMessage bytes. Messages are
+// partly made of agent output, which must never make an argument the
+// kernel refuses (a NUL) or one too long to start git.
+func reflogMessage(msg string) string {
+	msg = strings.Join(strings.FieldsFunc(strings.ToValidUTF8(msg, "\uFFFD"), func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
+	if len(msg) > maxReflogMessage {
+		n := maxReflogMessage
+		for n > 0 && !utf8.RuneStart(msg[n]) {
+			n--
+		}
+		msg = msg[:n]
+	}
+	return msg
 }

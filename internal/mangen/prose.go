@@ -46,6 +46,12 @@ List the active threads as JSON, and share threads with a teammate's clone:
   git uwf sync origin
 `},
 	{"ENVIRONMENT", `
+*UWF_EDGE_PROMPT_FILE*, *UWF_EDGE_PROMPT*
+: Set by *thread step* for the agent it runs: the file holds the moderator's instruction for the step, byte for byte (removed after the step); the variable holds it too when it fits (at most 32 KiB, valid UTF-8, no NUL byte), else a cleaned copy cut at 32 KiB. Agents read the file first.
+
+*UWF_THREAD*, *UWF_ROLE*, *UWF_HEAD*
+: Set by *thread step* for the agent: the thread id, the role and the commit the step builds on.
+
 *UWF_MOCK_SCRIPT*
 : The script of *git uwf agent mock* when *--script* is not given.
 

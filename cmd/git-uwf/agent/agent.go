@@ -28,7 +28,7 @@ func NewCmdAgent(f *cmdutil.Factory) *cli.Command {
 		Name:  "agent",
 		Usage: "built-in agents and the configured agent aliases",
 		Description: "The built-in agents speak the agent protocol: the engine runs them as\n" +
-			"`git uwf agent <name> [flags] <thread-id> <role>` with UWF_EDGE_PROMPT set.",
+			"`git uwf agent <name> [flags] <thread-id> <role>` with UWF_EDGE_PROMPT_FILE (or UWF_EDGE_PROMPT) set.",
 		Subcommands: []*cli.Command{
 			newCmdMock(f), newCmdPipe(f), newCmdHuman(f), newCmdLLM(f), newCmdList(f), newCmdDoctor(f),
 		},
@@ -232,6 +232,11 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			p.Dir = agentkit.InvocationDir(f.Getenv, wd)
+			if f.Supervisor != nil {
+				if p.Supervisor, err = f.Supervisor(); err != nil {
+					return fmt.Errorf("find the git-uwf executable: %w", err)
+				}
+			}
 			return serve(c.Context, f, p, opts.protocol)
 		},
 	}

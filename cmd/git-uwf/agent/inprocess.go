@@ -65,6 +65,7 @@ func childFactory(parent *cmdutil.Factory, call engine.AgentCall) *cmdutil.Facto
 		Environ:    func() []string { return slices.Clone(env) },
 		Now:        parent.Now,
 		Executable: parent.Executable,
+		Supervisor: parent.Supervisor,
 		Repo:       func(context.Context) (*chain.Repo, error) { return repo, nil },
 		RunCommand: parent.RunCommand,
 	}

@@ -37,6 +37,9 @@ func Main() int {
 		stop() // a second signal kills the process the default way
 	}()
 	f := cmdutil.NewFactory(iostreams.System())
+	// main calls agentkit.SuperviseIfAsked, so this binary can supervise
+	// the agents it spawns.
+	f.Supervisor = os.Executable
 	return Run(ctx, f, os.Args)
 }
 

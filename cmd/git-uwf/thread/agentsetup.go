@@ -30,6 +30,11 @@ func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts S
 	}
 	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
 		InProcess: agent.InProcess(f), Invocation: wd}
+	if f.Supervisor != nil {
+		if eng.Supervisor, err = f.Supervisor(); err != nil {
+			return nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
+		}
+	}
 	if !cfg.RedactionDisabled && len(cfg.RedactPatterns) > 0 {
 		if eng.Redactor, err = agentkit.NewRedactor(cfg.RedactPatterns); err != nil {
 			return nil, nil, fmt.Errorf("redaction.patterns: %w", err)
