@@ -56,6 +56,9 @@ type Engine struct {
 	// InProcess, when set, runs the built-in agents it accepts inside this
 	// process; every other command line is spawned.
 	InProcess InProcess
+	// Kill, when set, are the kill flags `thread cancel` raises for a
+	// running step (see KillFlags).
+	Kill *KillFlags
 }
 
 // StepOptions change one step.
@@ -154,6 +157,9 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkKill(ctx, t); err != nil {
+		return nil, err
+	}
 	return e.run(ctx, t, p, *spec, cwd)
 }
 
@@ -244,14 +250,20 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		res    *agentkit.Result
 		runErr error
 	)
+	agentCtx, stopWatch := e.watchKill(ctx, t.ID)
 	if inproc != nil {
-		res, runErr = agentkit.RunFunc(ctx, inv, func(ctx context.Context, stdout, stderr io.Writer) int {
+		res, runErr = agentkit.RunFunc(agentCtx, inv, func(ctx context.Context, stdout, stderr io.Writer) int {
 			return inproc(ctx, AgentCall{Args: inv.Args, Env: env, Dir: cwd, Repo: e.Repo, Stdout: stdout, Stderr: stderr})
 		})
 	} else {
-		res, runErr = agentkit.Run(ctx, inv)
+		res, runErr = agentkit.Run(agentCtx, inv)
 	}
+	stopWatch()
 	completed := time.Now()
+	if err := e.checkKill(ctx, t); err != nil {
+		stop("cancelled")
+		return nil, err
+	}
 	fail := func(phase string, err error, nodes []objects.Alias) error {
 		stop("failed")
 		a := chain.Attempt{Role: p.role, Agent: spec.Name, Error: err.Error(), Phase: phase,

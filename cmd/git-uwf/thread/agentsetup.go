@@ -15,19 +15,26 @@ import (
 // newEngine builds the step engine for this run from the configuration
 // (user, team and repository files) and the --agent override.
 func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *engine.AgentSpec, error) {
+	eng, override, _, err := newEngineConfig(ctx, f, repo, opts)
+	return eng, override, err
+}
+
+// newEngineConfig is newEngine that also returns the configuration it
+// loaded (for the workflow limits).
+func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *engine.AgentSpec, *config.Config, error) {
 	self, err := f.Executable()
 	if err != nil {
-		return nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
+		return nil, nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
 	}
 	cfg, err := config.Load(config.PathsFor(repo.Info, f.Getenv), f.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
-		InProcess: agent.InProcess(f)}
+		InProcess: agent.InProcess(f), Kill: engine.NewKillFlags(repo)}
 	if !cfg.RedactionDisabled && len(cfg.RedactPatterns) > 0 {
 		if eng.Redactor, err = agentkit.NewRedactor(cfg.RedactPatterns); err != nil {
-			return nil, nil, fmt.Errorf("redaction.patterns: %w", err)
+			return nil, nil, nil, fmt.Errorf("redaction.patterns: %w", err)
 		}
 	}
 	eng.Agent = func(workflow, role string) (engine.AgentSpec, error) {
@@ -44,12 +51,12 @@ func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts S
 	if opts.Agent != "" {
 		spec, err := config.ParseAgentFlag(opts.Agent, cfg)
 		if err != nil {
-			return nil, nil, cmdutil.FlagErrorf("--agent: %v", err)
+			return nil, nil, nil, cmdutil.FlagErrorf("--agent: %v", err)
 		}
 		if opts.Timeout > 0 {
 			spec.Timeout = opts.Timeout
 		}
 		override = &spec
 	}
-	return eng, override, nil
+	return eng, override, cfg, nil
 }
