@@ -96,6 +96,12 @@ var (
 // StartThread creates refs/uwf/threads/<new ULID> whose root commit holds a
 // StartNode for the given workflow version.
 func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd string) (*Thread, error) {
+	return r.StartThreadOn(ctx, wf, prompt, cwd, Code{})
+}
+
+// StartThreadOn is StartThread for a thread that records the branch and
+// commit of the work tree it starts on (as trailers of its root commit).
+func (r *Repo) StartThreadOn(ctx context.Context, wf *WorkflowInfo, prompt, cwd string, code Code) (*Thread, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return nil, errors.New("start thread: the prompt is empty")
 	}
@@ -133,8 +139,8 @@ func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd st
 	}
 	id := NewThreadID(r.now())
 	msg := message(fmt.Sprintf("start: %s — %s", wf.Name, prompt), excerpt(prompt, 20),
-		Trailer{"Uwf-Thread", string(id)}, Trailer{"Uwf-Workflow", wf.Name + " " + string(wf.Alias)},
-		Trailer{"Uwf-Node", string(ref.Alias)})
+		append([]Trailer{{"Uwf-Thread", string(id)}, {"Uwf-Workflow", wf.Name + " " + string(wf.Alias)},
+			{"Uwf-Node", string(ref.Alias)}}, code.trailers()...)...)
 	commit, err := r.writeCommit(ctx, tree, nil, msg)
 	if err != nil {
 		return nil, err
@@ -453,6 +459,9 @@ type AppendOptions struct {
 	Body string
 	// Prompt is the assembled prompt the agent saw (kept as prompt.md).
 	Prompt string
+	// Trailers are added to the commit message (e.g. the code commit the
+	// step ran on).
+	Trailers []Trailer
 }
 
 // AppendStep verifies a StepNode written by an agent and appends it to the
@@ -546,9 +555,9 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	if summary != "" {
 		subject += " — " + summary
 	}
-	msg := message(subject, excerpt(opts.Body, 12),
-		Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Role", sn.Role}, Trailer{"Uwf-Status", status},
-		Trailer{"Uwf-Agent", sn.Agent}, Trailer{"Uwf-Node", string(n.Alias)})
+	msg := message(subject, excerpt(opts.Body, 12), append([]Trailer{
+		{"Uwf-Thread", string(t.ID)}, {"Uwf-Role", sn.Role}, {"Uwf-Status", status},
+		{"Uwf-Agent", sn.Agent}, {"Uwf-Node", string(n.Alias)}}, opts.Trailers...)...)
 	return r.appendCommit(ctx, t, n, set, files, msg)
 }
 

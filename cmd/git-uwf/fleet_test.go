@@ -304,3 +304,40 @@ func TestBackgroundJoinCancel(t *testing.T) {
 		t.Errorf("join without a background step: exit %d %s", code, errs)
 	}
 }
+
+func TestThreadsKnowTheirBranch(t *testing.T) {
+	fl := newFleet(t)
+	fl.git("commit", "-q", "--allow-empty", "-m", "base")
+	onMain := fl.start("on main")
+	fl.git("checkout", "-q", "-b", "feature")
+	fl.git("commit", "-q", "--allow-empty", "-m", "feature work")
+	featureHead := strings.TrimSpace(fl.git("rev-parse", "HEAD"))
+	onFeature := fl.start("on feature")
+
+	tests := []struct {
+		branch, want, notWant string
+	}{
+		{"feature", onFeature, onMain},
+		{"main", onMain, onFeature},
+	}
+	for _, tt := range tests {
+		fl.git("checkout", "-q", tt.branch)
+		out := fl.uwf("thread", "list", "--here")
+		if !strings.Contains(out, tt.want) || strings.Contains(out, tt.notWant) {
+			t.Errorf("on %s, list --here:\n%s\nwant %s and not %s", tt.branch, out, tt.want, tt.notWant)
+		}
+	}
+	if th := fl.show(onFeature); th.Branch != "feature" {
+		t.Errorf("thread show: branch %q, want feature", th.Branch)
+	}
+	if out := fl.uwf("thread", "show", onFeature); !strings.Contains(out, "branch") || !strings.Contains(out, "feature (at "+featureHead[:12]+")") {
+		t.Errorf("thread show does not print the branch:\n%s", out)
+	}
+	// A step records the code commit it ran on.
+	fl.uwf("thread", "step", onMain, "--agent", fl.agent)
+	msg := fl.git("log", "-1", "--format=%B", "refs/uwf/threads/"+onMain)
+	mainHead := strings.TrimSpace(fl.git("rev-parse", "main"))
+	if !strings.Contains(msg, "Uwf-Code: "+mainHead) || strings.Contains(msg, "Uwf-Code-After") {
+		t.Errorf("step commit message lacks the code commit %s:\n%s", mainHead, msg)
+	}
+}

@@ -95,7 +95,7 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	if err != nil {
 		return err
 	}
-	t, err := repo.StartThread(ctx, info, prompt, filepath.Clean(cwd))
+	t, err := repo.StartThreadOn(ctx, info, prompt, filepath.Clean(cwd), workTreeCode(ctx, cwd))
 	if err != nil {
 		return err
 	}
