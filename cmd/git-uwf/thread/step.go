@@ -27,6 +27,8 @@ type StepOptions struct {
 	Verbose   bool
 	Resume    bool
 	Prompt    string
+	// Leased skips the lease check: the caller (a worker) holds it.
+	Leased bool
 }
 
 func agentFlags() []cli.Flag {
@@ -52,6 +54,7 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "workflow", Usage: "with --all, only threads of workflow `NAME`"},
 			&cli.BoolFlag{Name: "background", Usage: "run the step(s) in a detached process and return at once (wait with thread join)"},
 			&cli.StringFlag{Name: "outcome-file", Hidden: true, Usage: "write the outcome of the step(s) to `FILE` (used by --background)"},
+			&cli.BoolFlag{Name: "leased", Hidden: true, Usage: "the caller holds the thread's lease (used by git uwf worker)"},
 		}, agentFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Bool("all") {
@@ -180,8 +183,10 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	if err != nil {
 		return err
 	}
-	if err := checkLease(ctx, f, repo, id); err != nil {
-		return err
+	if !opts.Leased {
+		if err := checkLease(ctx, f, repo, id); err != nil {
+			return err
+		}
 	}
 	limit := stepLimit(ctx, f, repo, cfg, id)
 	var results []*engine.Result

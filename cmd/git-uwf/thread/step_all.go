@@ -139,6 +139,12 @@ func allExit(rows []scheduler.Row, opts AllOptions) error {
 	return nil
 }
 
+// StepProcess runs one step of a thread as its own git-uwf process (see
+// stepProcess); git uwf worker steps the threads it claims with it.
+func StepProcess(ctx context.Context, self, dir string, env []string, thread string, extra []string) scheduler.Outcome {
+	return stepProcess(ctx, self, dir, env, thread, extra)
+}
+
 // stepProcess runs `git-uwf thread step <thread> --format json` and reads
 // what came of it. On ctx's end the process gets SIGINT, as from a
 // terminal's Ctrl-C, and records the interruption itself.
