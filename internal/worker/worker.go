@@ -145,7 +145,15 @@ func (w *Worker) Run(ctx context.Context, jobs int, untilIdle bool) (Stats, erro
 					}
 					continue
 				}
-				res := w.stepClaimed(ctx, c)
+				res, next := w.stepClaimed(ctx, c)
+				for res == resultPushed && next != nil && ctx.Err() == nil {
+					// The thread is still runnable and this worker knows its
+					// head: claim it again without another look.
+					stMu.Lock()
+					st.Steps++
+					stMu.Unlock()
+					res, next = w.continueWith(ctx, next)
+				}
 				stMu.Lock()
 				switch res {
 				case resultPushed:
@@ -318,11 +326,13 @@ func (w *Worker) leaseCommit(ctx context.Context, l *Lease, parent string) (stri
 }
 
 // pushLease pushes lease commit oid to the thread's lease ref, expecting
-// the ref at old ("" for absent). Without "+" and with a lease on the
-// ref's value: only one worker can win.
-func (w *Worker) pushLease(ctx context.Context, id chain.ThreadID, oid, old string) (bool, error) {
+// the ref at old ("" for absent), in one atomic push with the thread's
+// head: without "+" and with a lease on the ref's value only one worker
+// can win, and a head that moved on the remote makes the push of the
+// claimed (older) head a non-fast-forward, so the claim fails with it.
+func (w *Worker) pushLease(ctx context.Context, id chain.ThreadID, oid, old, head string) (bool, error) {
 	ref := LeaseRef(id)
-	return w.push(ctx, []string{"--force-with-lease=" + ref + ":" + old}, oid+":"+ref)
+	return w.push(ctx, []string{"--force-with-lease=" + ref + ":" + old}, oid+":"+ref, head+":"+id.Ref())
 }
 
 // push runs an atomic push and reports whether the remote took it; a
@@ -356,16 +366,9 @@ func (w *Worker) claim(ctx context.Context, c candidate) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	ok, err := w.pushLease(ctx, c.id, oid, c.oldLease)
+	ok, err := w.pushLease(ctx, c.id, oid, c.oldLease, c.head)
 	if err != nil || !ok {
 		return "", false, err
-	}
-	// The head may have moved between the fetch and the claim (a worker
-	// pushed its step and released): check it on the remote.
-	out, err := w.Repo.Git.Output(ctx, "ls-remote", "--refs", w.Remote, c.id.Ref())
-	if err != nil || !strings.HasPrefix(out, c.head) {
-		w.release(ctx, c.id, oid)
-		return "", false, nil
 	}
 	if c.oldLease != "" {
 		w.logf("thread %s: took over an expired lease", c.id)
@@ -390,9 +393,29 @@ const (
 	resultLost
 )
 
+// continueWith claims a thread this worker just stepped, at the head it
+// pushed, and steps it again.
+func (w *Worker) continueWith(ctx context.Context, c *candidate) (stepResult, *candidate) {
+	w.mu.Lock()
+	if w.inflight[c.id] {
+		w.mu.Unlock()
+		return resultNoStep, nil
+	}
+	lease, ok, err := w.claim(ctx, *c)
+	if err != nil || !ok {
+		w.mu.Unlock()
+		return resultNoStep, nil
+	}
+	c.oldLease = lease
+	w.inflight[c.id] = true
+	w.mu.Unlock()
+	return w.stepClaimed(ctx, c)
+}
+
 // stepClaimed runs the claimed thread's step while renewing the lease,
-// then pushes the new head and deletes the lease in one atomic push.
-func (w *Worker) stepClaimed(ctx context.Context, c *candidate) stepResult {
+// then pushes the new head and deletes the lease in one atomic push. When
+// the thread stays idle it returns the candidate for its next step.
+func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *candidate) {
 	defer func() {
 		w.mu.Lock()
 		delete(w.inflight, c.id)
@@ -421,7 +444,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) stepResult {
 			oid, err := w.leaseCommit(stepCtx, l, cur)
 			ok := false
 			if err == nil {
-				ok, err = w.pushLease(stepCtx, c.id, oid, cur)
+				ok, err = w.pushLease(stepCtx, c.id, oid, cur, c.head)
 			}
 			w.mu.Unlock()
 			if stepCtx.Err() != nil {
@@ -452,18 +475,18 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) stepResult {
 		}
 		w.resetLocal(ctx, c)
 		if lost {
-			return resultLost
+			return resultLost, nil
 		}
 		if ctx.Err() != nil {
-			return resultNoStep
+			return resultNoStep, nil
 		}
 		w.logf("thread %s: step failed: %s", c.id, firstLine(o.Err))
-		return resultFailed
+		return resultFailed, nil
 	}
 	head, err := w.localHead(ctx, c.id)
 	if err != nil {
 		w.release(ctx, c.id, lease)
-		return resultFailed
+		return resultFailed, nil
 	}
 	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer pcancel()
@@ -474,10 +497,13 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) stepResult {
 		// discarded, nothing is forced.
 		w.logf("thread %s: push refused (lease lost); the step is discarded", c.id)
 		w.resetLocal(ctx, c)
-		return resultLost
+		return resultLost, nil
 	}
 	w.logf("thread %s: pushed %s (%s)", c.id, short(head), o.Status)
-	return resultPushed
+	if o.Status == string(chain.StatusIdle) {
+		return resultPushed, &candidate{id: c.id, head: head}
+	}
+	return resultPushed, nil
 }
 
 // localHead reads the local thread ref.
