@@ -25,7 +25,7 @@ const manExtra = `
 : Usage error: unknown command or flag, bad or missing argument.
 
 **75**
-: Temporarily unavailable: a lock is held by another process. Try again later.
+: Temporarily unavailable: a lock is held by another process, a workflow's concurrency limit refused the step (overflow drop, or discarded from a full queue), a worker holds the thread's lease, or **thread join --timeout** ran out. Try again later.
 
 **130**
 : Cancelled (interrupted by SIGINT or SIGTERM).
@@ -40,6 +40,11 @@ const manExtra = `
 
 **GOGC**, **GOMEMLIMIT**
 : When neither is set, **thread step** and **thread list** let the Go garbage collector run less often (GOGC=400 under a 48 MiB soft limit); setting either keeps the Go runtime's behaviour.
+
+# FILES
+
+**$GIT_COMMON_DIR/uwf/locks/**, **limits/**, **kill/**, **background/**
+: Per-thread step locks, per-workflow concurrency slots and queue, kill flags raised by **thread cancel** for a running step, and the records, logs and outcomes of **thread step --background**. All are local to the machine; none travels with the repository. See docs/running-many-threads.md.
 
 # SEE ALSO
 
