@@ -70,7 +70,7 @@ func TestWorkersShareARemote(t *testing.T) {
 		}
 		cmd := exec.Command(gitUwfBin, "worker", "origin", "-j", "1", "--lease", "10s", "--until-idle", "--agent", fl.agent)
 		cmd.Dir = clone
-		cmd.Env = append(append([]string(nil), fl.env...), "SLEEP=0.05")
+		cmd.Env = append(append([]string(nil), fl.env...), "SLEEP=0")
 		w := &worker{cmd: cmd, log: &strings.Builder{}}
 		cmd.Stdout, cmd.Stderr = w.log, w.log
 		if err := cmd.Start(); err != nil {

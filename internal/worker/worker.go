@@ -53,7 +53,10 @@ type Worker struct {
 
 	mu       sync.Mutex // serializes fetch, claim and push (git ref updates)
 	inflight map[chain.ThreadID]bool
-	failed   int
+
+	treeOnce  sync.Once
+	emptyTree string
+	treeErr   error
 }
 
 // Stats count what a Run did.
@@ -70,7 +73,7 @@ func (w *Worker) now() time.Time {
 
 func (w *Worker) logf(format string, args ...any) {
 	if w.Log != nil {
-		fmt.Fprintf(w.Log, format+"\n", args...)
+		fmt.Fprintf(w.Log, "%s "+format+"\n", append([]any{w.now().Format("15:04:05.000")}, args...)...)
 	}
 }
 
@@ -308,12 +311,14 @@ func ReadLease(ctx context.Context, repo *chain.Repo, remote string, id chain.Th
 
 // leaseCommit writes a lease commit continuing parent ("" for a new one).
 func (w *Worker) leaseCommit(ctx context.Context, l *Lease, parent string) (string, error) {
-	tree, err := w.Repo.Git.Output(ctx, "hash-object", "-t", "tree", "-w", "--stdin")
-	if err != nil {
-		// hash-object reads stdin; Output gives it none, which is the
-		// empty tree.
-		return "", fmt.Errorf("write the empty tree: %w", err)
+	w.treeOnce.Do(func() {
+		// hash-object reads stdin; Output gives it none: the empty tree.
+		w.emptyTree, w.treeErr = w.Repo.Git.Output(ctx, "hash-object", "-t", "tree", "-w", "--stdin")
+	})
+	if w.treeErr != nil {
+		return "", fmt.Errorf("write the empty tree: %w", w.treeErr)
 	}
+	tree := w.emptyTree
 	args := []string{"-c", "user.name=git-uwf worker", "-c", "user.email=worker@uwf.invalid", "commit-tree", tree, "-m", l.message()}
 	if parent != "" {
 		args = append(args, "-p", parent)
