@@ -12,15 +12,9 @@ import (
 	"github.com/git-uwf/git-uwf/internal/engine"
 )
 
-// newEngine builds the step engine for this run from the configuration
-// (user, team and repository files) and the --agent override.
-func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *engine.AgentSpec, error) {
-	eng, override, _, err := newEngineConfig(ctx, f, repo, opts)
-	return eng, override, err
-}
-
-// newEngineConfig is newEngine that also returns the configuration it
-// loaded (for the workflow limits).
+// newEngineConfig builds the step engine for this run from the
+// configuration (user, team and repository files) and the --agent
+// override, and returns the configuration too (for the workflow limits).
 func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *engine.AgentSpec, *config.Config, error) {
 	self, err := f.Executable()
 	if err != nil {
