@@ -159,7 +159,7 @@ func stepProcess(ctx context.Context, self, dir string, env []string, thread str
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr.String()), "error: "))
+	msg := stepError(stderr.String())
 	if err == nil {
 		var results []engine.Result
 		if jerr := json.Unmarshal(stdout.Bytes(), &results); jerr != nil || len(results) == 0 {
@@ -182,6 +182,18 @@ func stepProcess(ctx context.Context, self, dir string, env []string, thread str
 		return scheduler.Outcome{Status: "cancelled", Err: msg}
 	}
 	return scheduler.Outcome{Status: "failed", Err: msg}
+}
+
+// stepError picks the reason out of a step process's stderr: its
+// "error: " line, else its last line (the rest is progress).
+func stepError(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if msg, ok := strings.CutPrefix(lines[i], "error: "); ok {
+			return strings.TrimSpace(strings.Join(append([]string{msg}, lines[i+1:]...), "\n"))
+		}
+	}
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // liveLines shows one line per running step on a terminal (redrawn in
