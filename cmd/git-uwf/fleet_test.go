@@ -341,3 +341,40 @@ func TestThreadsKnowTheirBranch(t *testing.T) {
 		t.Errorf("step commit message lacks the code commit %s:\n%s", mainHead, msg)
 	}
 }
+
+func TestStepAllInterrupt(t *testing.T) {
+	fl := newFleet(t)
+	a, b := fl.start("a"), fl.start("b")
+	cmd := exec.Command(gitUwfBin, "thread", "step", "--all", "-j", "2", "--agent", fl.agent)
+	cmd.Dir = fl.dir
+	cmd.Env = append(append([]string(nil), fl.env...), "SLEEP=30")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Both agents run, then Ctrl-C.
+	waitFor(t, 20*time.Second, func() bool {
+		b, _ := os.ReadFile(fl.times)
+		return strings.Count(string(b), "start") == 2
+	})
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("--all after Ctrl-C: %v, want exit 130\n%s%s", err, out.String(), errb.String())
+	}
+	if strings.Count(out.String(), "interrupted") != 2 {
+		t.Errorf("summary after Ctrl-C:\n%s", out.String())
+	}
+	if b, _ := os.ReadFile(fl.times); strings.Contains(string(b), "end") {
+		t.Errorf("an agent ran to its end after Ctrl-C:\n%s", b)
+	}
+	// Each interruption is recorded as a failed attempt; no head moved.
+	for _, id := range []string{a, b} {
+		if th := fl.show(id); th.Steps != 0 || th.Status != "failed" {
+			t.Errorf("thread %s after Ctrl-C: %+v, want 0 steps and the interrupted attempt (failed)", id, th)
+		}
+	}
+}
