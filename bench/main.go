@@ -6,7 +6,8 @@
 // It builds the git-uwf binary and scale fixtures (10,000 threads, a
 // 1,000-step thread, 100,000 nodes) in a temporary directory with
 // `git fast-import`, then measures the real binary. Run it with `make bench`
-// or `go run ./bench [-runs N] [-threads N] [-steps N] [-nodes N]`.
+// or `go run ./bench [-runs N] [-threads N] [-steps N] [-nodes N] [-fleet N]
+// [-worker-threads N] [-only figures]`.
 package main
 
 import (
@@ -30,6 +31,9 @@ type config struct {
 	nodes   int
 	keep    bool
 	only    string
+	// fleet and workerThreads size the step --all and worker figures.
+	fleet         int
+	workerThreads int
 }
 
 func main() {
@@ -39,7 +43,9 @@ func main() {
 	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
 	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
 	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
-	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,inproc,list,read,alias,sync,review")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,inproc,list,read,alias,sync,review,fleet,workers")
+	flag.IntVar(&c.fleet, "fleet", 1000, "idle threads stepped by the step --all figure")
+	flag.IntVar(&c.workerThreads, "worker-threads", 40, "one-step threads processed by the worker figures")
 	flag.Parse()
 	if c.runs < 5 {
 		c.runs = 5
@@ -107,6 +113,8 @@ func run(ctx context.Context, c config) error {
 		{"alias", b.aliasFigure},
 		{"sync", b.syncFigure},
 		{"review", b.reviewFigure},
+		{"fleet", b.fleetFigure},
+		{"workers", b.workerFigures},
 	}
 	for _, s := range steps {
 		if !want(s.name) {

@@ -107,7 +107,13 @@ var (
 // StartNode for the given workflow version. cwd is stored as given (see
 // StartNode.Cwd for what callers record).
 func (r *Repo) StartThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd string) (*Thread, error) {
-	return r.startThread(ctx, wf, prompt, cwd, NewThreadID(r.now()))
+	return r.StartThreadOn(ctx, wf, prompt, cwd, Code{})
+}
+
+// StartThreadOn is StartThread for a thread that records the branch and
+// commit of the work tree it starts on (as trailers of its root commit).
+func (r *Repo) StartThreadOn(ctx context.Context, wf *WorkflowInfo, prompt, cwd string, code Code) (*Thread, error) {
+	return r.startThread(ctx, wf, prompt, cwd, NewThreadID(r.now()), code.trailers()...)
 }
 
 // startThread creates thread id; extra trailers go into the start commit.
@@ -473,6 +479,9 @@ type AppendOptions struct {
 	ReusedAttempt string
 	// Child is the thread that played the role (an Uwf-Child trailer).
 	Child ThreadID
+	// Trailers are added to the commit message (e.g. the code commit the
+	// step ran on).
+	Trailers []Trailer
 }
 
 // AppendStep verifies a StepNode written by an agent and appends it to the
@@ -584,6 +593,7 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	if opts.ReusedAttempt != "" {
 		trailers = append(trailers, Trailer{"Uwf-Reused-Attempt", opts.ReusedAttempt})
 	}
+	trailers = append(trailers, opts.Trailers...)
 	msg := message(subject, excerpt(opts.Body, 12), trailers...)
 	return r.appendCommit(ctx, t, n, set, files, msg)
 }

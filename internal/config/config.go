@@ -128,6 +128,8 @@ type Config struct {
 	Models            map[string]Model
 	RedactionDisabled bool
 	RedactPatterns    []string
+	// Workflows are the per-workflow step limits, by workflow name.
+	Workflows map[string]WorkflowLimit
 
 	paths   Paths
 	entries map[string]Entry
@@ -201,6 +203,7 @@ func (c *Config) build() error {
 	c.Overrides = map[string]map[string]string{}
 	c.Providers = map[string]Provider{}
 	c.Models = map[string]Model{}
+	c.Workflows = map[string]WorkflowLimit{}
 	for _, key := range c.keys() {
 		e := c.entries[key]
 		p := e.Path
@@ -258,6 +261,11 @@ func (c *Config) build() error {
 			c.RedactionDisabled = !e.Value.(bool)
 		case key == "redaction.patterns":
 			c.RedactPatterns = e.Value.([]string)
+		case p[0] == "workflows":
+			if err := checkWorkflowValue(p, e.Value); err != nil {
+				return fmt.Errorf("%s: %w", e.Where(), err)
+			}
+			c.Workflows[p[1]] = c.Workflows[p[1]].with(p[2], e.Value)
 		}
 	}
 	for alias, a := range c.Agents {
@@ -383,6 +391,15 @@ func (p Paths) Set(scope Scope, key, value string) error {
 	path, err := p.writable(scope)
 	if err != nil {
 		return err
+	}
+	if keyPath, spec, err := lookupKey(key); err == nil && keyPath[0] == "workflows" {
+		e, err := parseScalar(value, spec.kind)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		if err := checkWorkflowValue(keyPath, e.Value); err != nil {
+			return err
+		}
 	}
 	return editFile(path, scope, key, &value)
 }

@@ -84,6 +84,11 @@ func rootSpec() *keySpec {
 			leaf("enabled", kindBool),
 			leaf("patterns", kindList),
 		),
+		group("workflows", group("*",
+			leaf("concurrency", kindInt),
+			leaf("overflow", kindString),
+			leaf("maxQueue", kindInt),
+		)),
 	)
 }
 

@@ -67,6 +67,9 @@ type Engine struct {
 	// agent's process group dies with this process, even by SIGKILL, and
 	// the thread stays locked until the group is gone.
 	Supervisor string
+	// Kill, when set, are the kill flags `thread cancel` raises for a
+	// running step (see KillFlags).
+	Kill *KillFlags
 }
 
 // StepOptions change one step.
@@ -199,6 +202,9 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 	}
 	cwd, err := e.stepDir(t, p, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.checkKill(ctx, t); err != nil {
 		return nil, err
 	}
 	return e.run(ctx, t, p, *spec, cwd)
@@ -356,14 +362,21 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		res    *agentkit.Result
 		runErr error
 	)
+	codeBefore := codeHead(ctx, cwd)
+	agentCtx, stopWatch := e.watchKill(ctx, t.ID)
 	if inproc != nil {
-		res, runErr = agentkit.RunFunc(ctx, inv, func(ctx context.Context, stdout, stderr io.Writer) int {
+		res, runErr = agentkit.RunFunc(agentCtx, inv, func(ctx context.Context, stdout, stderr io.Writer) int {
 			return inproc(ctx, AgentCall{Args: inv.Args, Env: env, Dir: cwd, Repo: e.Repo, Stdout: stdout, Stderr: stderr})
 		})
 	} else {
-		res, runErr = agentkit.Run(ctx, inv)
+		res, runErr = agentkit.Run(agentCtx, inv)
 	}
+	stopWatch()
 	completed := time.Now()
+	if err := e.checkKill(ctx, t); err != nil {
+		stop("cancelled")
+		return nil, err
+	}
 	fail := func(phase string, err error, nodes []objects.Alias) error {
 		stop("failed")
 		a := chain.Attempt{Role: p.role, Agent: spec.Name, Error: err.Error(), Phase: phase,
@@ -417,7 +430,8 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		}
 		ref.OID = n.OID
 	}
-	entry, err := e.Repo.AppendStep(ctx, t, ref, chain.AppendOptions{ExpectedRole: p.role})
+	entry, err := e.Repo.AppendStep(ctx, t, ref, chain.AppendOptions{ExpectedRole: p.role,
+		Trailers: chain.StepCodeTrailers(codeBefore, codeHead(ctx, cwd))})
 	if err != nil {
 		// Whether the step was rejected or the ref could not be moved, the
 		// agent's StepNode (and all it references) is kept in an attempt.

@@ -86,6 +86,9 @@ List the active threads as JSON, and share threads with a teammate's clone:
 *refs/uwf/threads/<ULID>*, *refs/uwf/workflows/<name>*
 : Threads and registered workflows: commit chains in the repository, shared with git push and git fetch.
 
+*$GIT_COMMON_DIR/uwf/locks/*, *limits/*, *kill/*, *background/*
+: Per-thread step locks, per-workflow concurrency slots and queue, kill flags raised by *thread cancel* for a running step, and the records, logs and outcomes of *thread step --background*. All are local to the machine; none travels with the repository. See docs/running-many-threads.md.
+
 *$GIT_COMMON_DIR/uwf/index*
 : The alias index of the object store, rebuilt by *git uwf cas reindex*.
 `},
@@ -103,7 +106,7 @@ List the active threads as JSON, and share threads with a teammate's clone:
 : *review --check* could not run the check (git failed, the remote could not be listed); exit 1 there means it found problems, one line each on stdout.
 
 *75*
-: Temporarily unavailable: a lock is held by another process. Try again later.
+: Temporarily unavailable: a lock is held by another process, a workflow's concurrency limit refused the step (overflow drop, or discarded from a full queue), a worker holds the thread's lease, or *thread join --timeout* ran out. Try again later.
 
 *130*
 : Cancelled (interrupted by SIGINT or SIGTERM).

@@ -126,6 +126,11 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		if err := chain.ValidWorkflowName(key); err != nil {
 			return fail(KindInvalid, "%v", err)
 		}
+	case "leases":
+		// Worker leases live only on the remote (git uwf worker reads
+		// their remote-tracking copies); there is no local twin.
+		res.Kind = KindUpToDate
+		return res
 	default:
 		return fail(KindInvalid, "refs/uwf/%s/ is not a git-uwf ref namespace", ns)
 	}

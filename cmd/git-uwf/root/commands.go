@@ -11,6 +11,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/setup"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/worker"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/workflow"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 )
@@ -29,6 +30,7 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		syncmd.NewCmdPush(f),
 		syncmd.NewCmdSync(f),
 		syncmd.NewCmdRemote(f),
+		worker.NewCmdWorker(f),
 		agent.NewCmdAgent(f),
 		setup.NewCmdSetup(f),
 		configcmd.NewCmdConfig(f),

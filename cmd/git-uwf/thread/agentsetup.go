@@ -12,32 +12,33 @@ import (
 	"github.com/git-uwf/git-uwf/internal/engine"
 )
 
-// newEngine builds the step engine for this run from the configuration
-// (user, team and repository files) and the --agent override.
-func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *engine.AgentSpec, error) {
+// newEngineConfig builds the step engine for this run from the
+// configuration (user, team and repository files) and the --agent
+// override, and returns the configuration too (for the workflow limits).
+func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *engine.AgentSpec, *config.Config, error) {
 	self, err := f.Executable()
 	if err != nil {
-		return nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
+		return nil, nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
 	}
 	cfg, err := config.Load(config.PathsFor(repo.Info, f.Getenv), f.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Relative agent commands resolve where the user runs the command.
 	wd, err := f.Getwd()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
-		InProcess: agent.InProcess(f), Invocation: wd}
+		InProcess: agent.InProcess(f), Invocation: wd, Kill: engine.NewKillFlags(repo)}
 	if f.Supervisor != nil {
 		if eng.Supervisor, err = f.Supervisor(); err != nil {
-			return nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
+			return nil, nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
 		}
 	}
 	if !cfg.RedactionDisabled && len(cfg.RedactPatterns) > 0 {
 		if eng.Redactor, err = agentkit.NewRedactor(cfg.RedactPatterns); err != nil {
-			return nil, nil, fmt.Errorf("redaction.patterns: %w", err)
+			return nil, nil, nil, fmt.Errorf("redaction.patterns: %w", err)
 		}
 	}
 	eng.Agent = func(workflow, role string) (engine.AgentSpec, error) {
@@ -54,12 +55,12 @@ func newEngine(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts S
 	if opts.Agent != "" {
 		spec, err := config.ParseAgentFlag(opts.Agent, cfg)
 		if err != nil {
-			return nil, nil, cmdutil.FlagErrorf("--agent: %v", err)
+			return nil, nil, nil, cmdutil.FlagErrorf("--agent: %v", err)
 		}
 		if opts.Timeout > 0 {
 			spec.Timeout = opts.Timeout
 		}
 		override = &spec
 	}
-	return eng, override, nil
+	return eng, override, cfg, nil
 }

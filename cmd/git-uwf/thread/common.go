@@ -12,6 +12,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/review"
+	"github.com/git-uwf/git-uwf/internal/scheduler"
 )
 
 // openThread resolves a thread argument (full id or prefix) and reads it,
@@ -32,9 +33,10 @@ func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Rep
 	return repo, t, nil
 }
 
-// busyExit turns a held thread lock into exit code 75 (retryable).
+// busyExit turns a held thread lock or a step refused by its workflow's
+// limit into exit code 75 (retryable).
 func busyExit(err error) error {
-	if errors.Is(err, chain.ErrBusy) {
+	if errors.Is(err, chain.ErrBusy) || errors.Is(err, scheduler.ErrDropped) {
 		return &cmdutil.ExitError{Code: cmdutil.ExitLocked, Err: err}
 	}
 	return err

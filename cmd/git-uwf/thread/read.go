@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/engine"
 )
 
 // stepsOutput is the machine-readable result of `thread steps`.
@@ -226,6 +229,7 @@ func newCmdCancel(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<thread>",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: "why (recorded in the commit)"},
+			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "for a running step, wait up to `DURATION` for it to stop"},
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -235,6 +239,10 @@ func newCmdCancel(f *cmdutil.Factory) *cli.Command {
 			}
 			repo, t, format := tc.repo, tc.thread, tc.format
 			unlock, err := repo.LockThread(t.ID)
+			if errors.Is(err, chain.ErrBusy) {
+				// A step is running: stop it through its kill flag.
+				return cancelRunning(c.Context, f, repo, t.ID, c.String("reason"), c.Duration("wait"), format)
+			}
 			if err != nil {
 				return busyExit(err)
 			}
@@ -252,6 +260,7 @@ func newCmdCancel(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
+			_ = engine.NewKillFlags(repo).Clear(t.ID)
 			out := map[string]any{"thread": t.ID, "cancelled": true, "commit": e.Commit.String()}
 			if len(children) > 0 {
 				out["children"] = children

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -40,6 +41,8 @@ type showOutput struct {
 	Steps          int             `json:"steps"`
 	Prompt         string          `json:"prompt"`
 	Cwd            string          `json:"cwd"`
+	Branch         string          `json:"branch,omitempty"`
+	StartCommit    string          `json:"startCommit,omitempty"`
 	CreatedAt      time.Time       `json:"createdAt"`
 	UpdatedAt      time.Time       `json:"updatedAt"`
 	Attempts       []attemptOutput `json:"failedAttempts"`
@@ -87,6 +90,9 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 	if st.CurrentRole != "" {
 		out.NextPrompt = strPtr(st.Next.Prompt)
 	}
+	if code, err := repo.StartCode(ctx, t); err == nil {
+		out.Branch, out.StartCommit = code.Branch, code.Commit
+	}
 	attempts, err := repo.Attempts(ctx, t, true)
 	if err != nil {
 		return err
@@ -117,6 +123,9 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
 		fmt.Fprintf(tw, "workflow\t%s (%s)\n", out.Workflow, out.WorkflowHash)
 		fmt.Fprintf(tw, "status\t%s\n", out.Status)
+		if out.Branch != "" || out.StartCommit != "" {
+			fmt.Fprintf(tw, "branch\t%s\n", startedOn(out.Branch, out.StartCommit))
+		}
 		if st.CurrentRole != "" {
 			fmt.Fprintf(tw, "next role\t%s\n", st.CurrentRole)
 			fmt.Fprintf(tw, "next prompt\t%s\n", cmdutil.FirstLine(st.Next.Prompt, 100))
@@ -174,6 +183,7 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 		Usage: "List threads, newest first (active ones unless --all)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled threads"},
+			&cli.BoolFlag{Name: "here", Usage: "only threads started on the current branch"},
 			&cli.StringFlag{Name: "status", Usage: "only threads in these `STATES` (comma-separated: idle,running,suspended,completed,cancelled,failed; end = completed)"},
 			cmdutil.FormatFlag(),
 		},
@@ -199,12 +209,21 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if c.Bool("here") {
+				return listHere(c.Context, f, opts, format)
+			}
 			return listRun(c.Context, f, opts, format)
 		},
 	}
 }
 
 func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
+	return listFiltered(ctx, f, opts, format, nil)
+}
+
+// listFiltered is listRun showing only the threads keep accepts (nil: all).
+func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format,
+	keep func(*chain.Repo, chain.Summary) bool) error {
 	defer cmdutil.RelaxGC(f.Getenv)()
 	repo, err := f.Repo(ctx)
 	if err != nil {
@@ -213,6 +232,9 @@ func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, fo
 	list, err := repo.List(ctx, opts)
 	if err != nil {
 		return err
+	}
+	if keep != nil {
+		list = slices.DeleteFunc(list, func(s chain.Summary) bool { return !keep(repo, s) })
 	}
 	if list == nil {
 		list = []chain.Summary{}

@@ -96,7 +96,7 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	if err != nil {
 		return err
 	}
-	t, err := repo.StartThread(ctx, info, prompt, cwd)
+	t, err := repo.StartThreadOn(ctx, info, prompt, cwd, workTreeCode(ctx, wd))
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,8 @@ type StepOptions struct {
 	OutsideWorktree bool
 	// Rerun runs the agent even when a failed attempt kept a valid step.
 	Rerun bool
+	// Leased skips the lease check: the caller (a worker) holds it.
+	Leased bool
 }
 
 func agentFlags() []cli.Flag {
@@ -57,30 +59,84 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "until-done", Usage: "step until the thread completes or suspends"},
 			&cli.IntFlag{Name: "max-steps", Value: DefaultMaxSteps, Usage: "with --until-done, stop after `N` steps"},
 			&cli.BoolFlag{Name: "rerun", Usage: "run the agent even if a failed attempt kept a valid step for this head (by default that step is appended)", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "all", Usage: "step every runnable (idle) thread, -j at a time, each as its own step process"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "with --all, run `N` steps at once (default: the number of CPUs)"},
+			&cli.StringFlag{Name: "workflow", Usage: "with --all, only threads of workflow `NAME`"},
+			&cli.BoolFlag{Name: "background", Usage: "run the step(s) in a detached process and return at once (wait with thread join)"},
+			&cli.StringFlag{Name: "outcome-file", Hidden: true, Usage: "write the outcome of the step(s) to `FILE` (used by --background)"},
+			&cli.BoolFlag{Name: "leased", Hidden: true, Usage: "the caller holds the thread's lease (used by git uwf worker)"},
 		}, agentFlags()...),
 		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "thread id")
-			if err != nil {
-				return err
+			if c.Bool("all") {
+				return stepAllAction(c, f)
 			}
-			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
-				MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c),
-				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun")}
-			if opts.Count < 1 {
-				return cmdutil.FlagErrorf("--count must be a positive number")
+			if c.IsSet("jobs") || c.IsSet("workflow") {
+				return cmdutil.FlagErrorf("-j and --workflow go with --all")
 			}
-			if opts.MaxSteps < 1 {
-				return cmdutil.FlagErrorf("--max-steps must be a positive number")
+			if c.Bool("background") {
+				return backgroundAction(c, f)
 			}
-			if opts.UntilDone {
-				opts.Count = opts.MaxSteps
+			if out := c.String("outcome-file"); out != "" {
+				return writeOutcome(out, stepAction(c, f))
 			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			return stepRun(c.Context, f, opts, format)
+			return stepAction(c, f)
 		},
+	}
+}
+
+// stepAllAction runs `thread step --all`.
+func stepAllAction(c *cli.Context, f *cmdutil.Factory) error {
+	if c.NArg() > 0 {
+		return cmdutil.FlagErrorf("--all steps every runnable thread; it takes no thread argument")
+	}
+	if c.Bool("background") {
+		return cmdutil.FlagErrorf("--all and --background do not go together")
+	}
+	opts := AllOptions{Jobs: c.Int("jobs"), Workflow: c.String("workflow"), UntilDone: c.Bool("until-done"),
+		MaxSteps: c.Int("max-steps"), Agent: c.String("agent"), Timeout: c.Duration("timeout")}
+	if c.IsSet("jobs") && opts.Jobs < 1 {
+		return cmdutil.FlagErrorf("-j must be a positive number")
+	}
+	if opts.MaxSteps < 1 {
+		return cmdutil.FlagErrorf("--max-steps must be a positive number")
+	}
+	if !opts.UntilDone {
+		if c.IsSet("count") && c.Int("count") != 1 {
+			return cmdutil.FlagErrorf("--all takes one step per thread, or --until-done; --count does not apply")
+		}
+		opts.MaxSteps = 1
+	}
+	format, err := cmdutil.FormatOf(c)
+	if err != nil {
+		return err
+	}
+	return stepAllRun(c.Context, f, opts, format)
+}
+
+// stepAction runs `thread step <thread>`.
+func stepAction(c *cli.Context, f *cmdutil.Factory) error {
+	{
+		arg, err := cmdutil.OneArg(c, "thread id")
+		if err != nil {
+			return err
+		}
+		opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
+			MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c),
+			Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun"), Leased: c.Bool("leased")}
+		if opts.Count < 1 {
+			return cmdutil.FlagErrorf("--count must be a positive number")
+		}
+		if opts.MaxSteps < 1 {
+			return cmdutil.FlagErrorf("--max-steps must be a positive number")
+		}
+		if opts.UntilDone {
+			opts.Count = opts.MaxSteps
+		}
+		format, err := cmdutil.FormatOf(c)
+		if err != nil {
+			return err
+		}
+		return stepRun(c.Context, f, opts, format)
 	}
 }
 
@@ -135,15 +191,27 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	if err != nil {
 		return err
 	}
-	eng, override, err := newEngine(ctx, f, repo, opts)
+	eng, override, cfg, err := newEngineConfig(ctx, f, repo, opts)
 	if err != nil {
 		return err
 	}
+	if !opts.Leased {
+		if err := checkLease(ctx, f, repo, id); err != nil {
+			return err
+		}
+	}
+	limit := stepLimit(ctx, f, repo, cfg, id)
 	var results []*engine.Result
 	var stepErr error
 	for i := 0; i < opts.Count; i++ {
+		release, err := limit(ctx)
+		if err != nil {
+			stepErr = err
+			break
+		}
 		res, err := eng.Step(ctx, id, engine.StepOptions{Agent: override, Resume: opts.Resume && i == 0, ResumePrompt: opts.Prompt,
 			Cwd: opts.Cwd, OutsideWorktree: opts.OutsideWorktree, Rerun: opts.Rerun})
+		release()
 		if err != nil {
 			stepErr = err
 			break

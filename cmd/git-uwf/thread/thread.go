@@ -21,6 +21,7 @@ func NewCmdThread(f *cmdutil.Factory) *cli.Command {
 			newCmdRead(f),
 			newCmdFork(f),
 			newCmdCancel(f),
+			newCmdJoin(f),
 			newCmdExport(f),
 			newCmdRemove(f),
 			newCmdImport(f),

@@ -1,0 +1,61 @@
+package worker
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+const testThread = "01J0000000000000000000000A"
+
+func TestParseLease(t *testing.T) {
+	head := strings.Repeat("ab", 20)
+	good := &Lease{Thread: testThread, Worker: "host:42", Head: head, Expires: time.UnixMilli(1_800_000_000_000)}
+	tests := []struct {
+		name, msg, err string
+	}{
+		{"round trip", good.message(), ""},
+		{"no thread", "x\n\nUwf-Lease-Worker: w\nUwf-Lease-Head: " + head + "\nUwf-Lease-Expires: 5\n", "Uwf-Lease-Thread"},
+		{"bad head", strings.Replace(good.message(), head, "HEAD", 1), "not a commit id"},
+		{"bad expiry", strings.Replace(good.message(), "1800000000000", "soon", 1), "not a time"},
+		{"no worker", strings.Replace(good.message(), "Uwf-Lease-Worker: host:42\n", "", 1), "no worker"},
+		{"duplicate", good.message() + "Uwf-Lease-Worker: other\n", "twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseLease(tt.msg)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("ParseLease = %v, want an error with %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Thread != good.Thread || l.Worker != good.Worker || l.Head != good.Head || !l.Expires.Equal(good.Expires) {
+				t.Errorf("got %+v, want %+v", l, good)
+			}
+			if !l.Expired(good.Expires) || l.Expired(good.Expires.Add(-time.Millisecond)) {
+				t.Error("Expired is wrong at the boundary")
+			}
+		})
+	}
+}
+
+func FuzzParseLease(f *testing.F) {
+	f.Add((&Lease{Thread: testThread, Worker: "w", Head: strings.Repeat("0", 40), Expires: time.UnixMilli(1)}).message())
+	f.Add("Uwf-Lease-Thread: x\nUwf-Lease-Expires: -1\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, msg string) {
+		l, err := ParseLease(msg)
+		if err != nil {
+			return
+		}
+		// What parses renders and parses back to the same lease.
+		again, err := ParseLease(l.message())
+		if err != nil || again.Thread != l.Thread || again.Head != l.Head || !again.Expires.Equal(l.Expires) {
+			t.Fatalf("round trip of %+v: %+v, %v", l, again, err)
+		}
+	})
+}
