@@ -2,9 +2,13 @@ package cmdutil
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/internal/wfgraph"
 )
 
 // Graph output formats, for the commands that draw a graph (`workflow
@@ -40,5 +44,19 @@ func GraphFormatOf(c *cli.Context) (Format, error) {
 		return GraphMermaid, nil
 	default:
 		return "", &FlagError{Err: fmt.Errorf("--format: unknown format %q: want mermaid, dot, json or yaml", string(f))}
+	}
+}
+
+// PrintGraph writes g to ios.Out as Mermaid or DOT, or as json or yaml.
+func PrintGraph(ios *iostreams.IOStreams, format Format, g wfgraph.Graph) error {
+	switch format {
+	case GraphDOT:
+		_, err := io.WriteString(ios.Out, wfgraph.DOT(g))
+		return err
+	case GraphMermaid, FormatText, "":
+		_, err := io.WriteString(ios.Out, wfgraph.Mermaid(g))
+		return err
+	default:
+		return Print(ios, format, g, nil)
 	}
 }

@@ -22,6 +22,7 @@ func NewCmdThread(f *cmdutil.Factory) *cli.Command {
 			newCmdFork(f),
 			newCmdCancel(f),
 			newCmdExport(f),
+			newCmdGraph(f),
 		},
 	}
 }

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"io"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -46,24 +45,7 @@ func graphRun(ctx context.Context, opts *GraphOptions) error {
 		return err
 	}
 	g := wfgraph.Build(info.Workflow)
-	return PrintGraph(opts.IO.Out, opts.Format, g, func(v any) error {
-		return cmdutil.Print(opts.IO, opts.Format, v, nil)
-	})
-}
-
-// PrintGraph writes g as Mermaid or DOT, or hands it to machine for the
-// json and yaml formats.
-func PrintGraph(out io.Writer, format cmdutil.Format, g wfgraph.Graph, machine func(any) error) error {
-	switch format {
-	case cmdutil.GraphDOT:
-		_, err := io.WriteString(out, wfgraph.DOT(g))
-		return err
-	case cmdutil.GraphMermaid, cmdutil.FormatText:
-		_, err := io.WriteString(out, wfgraph.Mermaid(g))
-		return err
-	default:
-		return machine(g)
-	}
+	return cmdutil.PrintGraph(opts.IO, opts.Format, g)
 }
 
 // sortedKeys returns the keys of m in order.
