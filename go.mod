@@ -15,6 +15,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/urfave/cli/v2 v2.27.7
+	github.com/yuin/goldmark v1.7.13
 	golang.org/x/text v0.39.0
 	gopkg.in/yaml.v3 v3.0.1
 )

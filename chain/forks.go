@@ -79,3 +79,16 @@ func (r *Repo) Relatives(ctx context.Context, t *Thread, chainOf []*Entry) ([]Re
 	})
 	return out, nil
 }
+
+// RunningThreads lists the threads whose step lock another process holds
+// now, in id order.
+func (r *Repo) RunningThreads() []ThreadID {
+	var out []ThreadID
+	for id := range r.lockedThreads() {
+		if r.threadRunning(id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
 	configcmd "github.com/git-uwf/git-uwf/cmd/git-uwf/config"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/setup"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
@@ -27,6 +28,7 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		syncmd.NewCmdPush(f),
 		syncmd.NewCmdSync(f),
 		syncmd.NewCmdRemote(f),
+		serve.NewCmdServe(f),
 		agent.NewCmdAgent(f),
 		setup.NewCmdSetup(f),
 		configcmd.NewCmdConfig(f),

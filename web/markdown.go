@@ -1,0 +1,118 @@
+package web
+
+import (
+	"bytes"
+	"html/template"
+	"net/url"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// newMarkdown returns the renderer for agent deliverables: CommonMark with
+// GitHub tables, strikethrough and task lists; raw HTML is never passed
+// through (goldmark's default, not WithUnsafe) and links or images whose
+// scheme is not http, https or mailto lose their target (see safeLinks).
+func newMarkdown() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(safeLinks{}, 0))),
+	)
+}
+
+// renderMarkdown renders agent-produced markdown to HTML that is safe to
+// put in a page as is.
+func renderMarkdown(md goldmark.Markdown, src string) template.HTML {
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(src), &buf); err != nil {
+		// Conversion of an in-memory string does not fail in practice;
+		// show the source escaped if it ever does.
+		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
+	}
+	return template.HTML(buf.String()) //nolint:gosec // goldmark output without raw HTML
+}
+
+// safeLinks is an AST transformer that turns links with a disallowed
+// target into their text and images into their alt text.
+type safeLinks struct{}
+
+func (safeLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	var bad []ast.Node
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch v := n.(type) {
+		case *ast.Link:
+			if !SafeURL(string(v.Destination)) {
+				bad = append(bad, n)
+			}
+		case *ast.Image:
+			if !SafeURL(string(v.Destination)) {
+				bad = append(bad, n)
+			}
+		case *ast.AutoLink:
+			if !SafeURL(string(v.URL(reader.Source()))) {
+				bad = append(bad, n)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, n := range bad {
+		parent := n.Parent()
+		if parent == nil {
+			continue
+		}
+		if al, ok := n.(*ast.AutoLink); ok {
+			parent.ReplaceChild(parent, n, ast.NewString(al.Label(reader.Source())))
+			continue
+		}
+		for c := n.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			parent.InsertBefore(parent, n, c)
+			c = next
+		}
+		parent.RemoveChild(parent, n)
+	}
+}
+
+// SafeURL reports whether a link target may be followed from the viewer:
+// a relative reference or fragment, or an absolute http, https or mailto
+// URL. Control characters and spaces, which browsers strip before reading
+// the scheme ("java\tscript:"), are removed before the check.
+func SafeURL(raw string) bool {
+	cleaned := strings.Map(func(r rune) rune {
+		if r <= ' ' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, raw)
+	if cleaned == "" {
+		return true
+	}
+	colon := strings.IndexByte(cleaned, ':')
+	if colon < 0 || strings.ContainsAny(cleaned[:colon], "/?#") {
+		return !strings.HasPrefix(cleaned, "//") || isHTTP(cleaned)
+	}
+	u, err := url.Parse(cleaned)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "mailto":
+		return true
+	}
+	return false
+}
+
+// isHTTP accepts a scheme-relative URL ("//host/path") as the page's own
+// scheme, http.
+func isHTTP(s string) bool {
+	_, err := url.Parse("http:" + s)
+	return err == nil
+}
