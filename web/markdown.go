@@ -2,8 +2,8 @@ package web
 
 import (
 	"bytes"
+	"html"
 	"html/template"
-	"net/url"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -38,7 +38,8 @@ func renderMarkdown(md goldmark.Markdown, src string) template.HTML {
 }
 
 // safeLinks is an AST transformer that turns links with a disallowed
-// target into their text and images into their alt text.
+// target into their text and images into their alt text. Targets are
+// checked with character references resolved, as the renderer writes them.
 type safeLinks struct{}
 
 func (safeLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
@@ -49,15 +50,15 @@ func (safeLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Conte
 		}
 		switch v := n.(type) {
 		case *ast.Link:
-			if !SafeURL(string(v.Destination)) {
+			if !SafeURL(html.UnescapeString(string(v.Destination))) {
 				bad = append(bad, n)
 			}
 		case *ast.Image:
-			if !SafeURL(string(v.Destination)) {
+			if !SafeURL(html.UnescapeString(string(v.Destination))) {
 				bad = append(bad, n)
 			}
 		case *ast.AutoLink:
-			if !SafeURL(string(v.URL(reader.Source()))) {
+			if !SafeURL(html.UnescapeString(string(v.URL(reader.Source())))) {
 				bad = append(bad, n)
 			}
 		}
@@ -83,8 +84,9 @@ func (safeLinks) Transform(doc *ast.Document, reader text.Reader, _ parser.Conte
 
 // SafeURL reports whether a link target may be followed from the viewer:
 // a relative reference or fragment, or an absolute http, https or mailto
-// URL. Control characters and spaces, which browsers strip before reading
-// the scheme ("java\tscript:"), are removed before the check.
+// URL. As a browser does, ASCII tabs, newlines and spaces are removed
+// before reading the scheme ("java\tscript:"), and a prefix before the
+// first colon that is not a valid scheme makes the target relative.
 func SafeURL(raw string) bool {
 	cleaned := strings.Map(func(r rune) rune {
 		if r <= ' ' || r == 0x7f {
@@ -92,27 +94,30 @@ func SafeURL(raw string) bool {
 		}
 		return r
 	}, raw)
-	if cleaned == "" {
-		return true
+	scheme, _, found := strings.Cut(cleaned, ":")
+	if !found || !isScheme(scheme) {
+		return true // relative: stays on this origin
 	}
-	colon := strings.IndexByte(cleaned, ':')
-	if colon < 0 || strings.ContainsAny(cleaned[:colon], "/?#") {
-		return !strings.HasPrefix(cleaned, "//") || isHTTP(cleaned)
-	}
-	u, err := url.Parse(cleaned)
-	if err != nil {
-		return false
-	}
-	switch strings.ToLower(u.Scheme) {
+	switch strings.ToLower(scheme) {
 	case "http", "https", "mailto":
 		return true
 	}
 	return false
 }
 
-// isHTTP accepts a scheme-relative URL ("//host/path") as the page's own
-// scheme, http.
-func isHTTP(s string) bool {
-	_, err := url.Parse("http:" + s)
-	return err == nil
+// isScheme reports whether s is an RFC 3986 scheme: a letter, then
+// letters, digits, "+", "-" or ".".
+func isScheme(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
 }
