@@ -40,7 +40,9 @@ type Engine struct {
 	Agent func(workflow, role string) (AgentSpec, error)
 	// Progress shows a running step; it returns the function that ends it.
 	Progress func(label string) (stop func(result string))
-	// AgentStderr, when set, receives the agent's stderr live (-v).
+	// AgentStderr, when set, receives the agent's stderr live (on a
+	// terminal unless -q, or -v). It always goes to the thread's step log
+	// too ($GIT_COMMON_DIR/uwf/logs/<thread>.log).
 	AgentStderr io.Writer
 	// Env is added to every agent's environment.
 	Env []string
@@ -237,9 +239,11 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if e.Progress != nil {
 		stop = e.Progress(fmt.Sprintf("%s · %s", p.role, spec.Name))
 	}
+	stderr, closeLog := e.stepLog(t, p.role, spec.Name)
+	defer closeLog()
 	started := time.Now()
 	inv := agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
-		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr}
+		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: stderr}
 	var (
 		res    *agentkit.Result
 		runErr error

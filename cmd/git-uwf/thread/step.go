@@ -25,6 +25,7 @@ type StepOptions struct {
 	MaxSteps  int
 	Timeout   time.Duration
 	Verbose   bool
+	Quiet     bool
 	Resume    bool
 	Prompt    string
 }
@@ -33,6 +34,7 @@ func agentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "agent", Usage: "agent `COMMAND` line or configured alias (overrides the configuration)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "kill the agent after `DURATION` (default: configured, else 30m)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not show the agent's stderr on a terminal (git uwf thread watch still can)"},
 		cmdutil.FormatFlag(),
 	}
 }
@@ -54,7 +56,7 @@ func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
-				MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c)}
+				MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c), Quiet: c.Bool("quiet")}
 			if opts.Count < 1 {
 				return cmdutil.FlagErrorf("--count must be a positive number")
 			}
@@ -87,7 +89,7 @@ func newCmdResume(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: 1, Timeout: c.Duration("timeout"),
-				Verbose: verbose(c), Resume: true, Prompt: c.String("prompt")}
+				Verbose: verbose(c), Quiet: c.Bool("quiet"), Resume: true, Prompt: c.String("prompt")}
 			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err

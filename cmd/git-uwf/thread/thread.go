@@ -23,6 +23,7 @@ func NewCmdThread(f *cmdutil.Factory) *cli.Command {
 			newCmdCancel(f),
 			newCmdExport(f),
 			newCmdGraph(f),
+			newCmdWatch(f),
 		},
 	}
 }
