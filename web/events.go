@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
@@ -33,6 +34,16 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		follower = steplog.NewFollower(steplog.Path(s.repo.UwfDir(), string(id)))
 		defer follower.Close()
+		// A finished step's log is not live output: show a log from its
+		// start only when its step is running now.
+		running := false
+		_ = s.locked(r.Context(), func(context.Context, *chain.Repo) error {
+			running = slices.Contains(s.repo.RunningThreads(), id)
+			return nil
+		})
+		if !running {
+			follower.SkipExisting()
+		}
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -91,6 +91,28 @@ func (fl *Follower) Read(max int) ([]byte, error) {
 	return readSome(fl.f, max)
 }
 
+// SkipExisting makes the follower start at the current end of the log:
+// only what is appended from now on (and the next step's log) is read.
+func (fl *Follower) SkipExisting() {
+	if fl.f != nil {
+		return
+	}
+	f, err := os.Open(fl.path)
+	if err != nil {
+		return
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return
+	}
+	fl.f, fl.info = f, info
+}
+
 // Close releases the open log.
 func (fl *Follower) Close() {
 	if fl.f != nil {

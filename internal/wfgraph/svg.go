@@ -48,8 +48,8 @@ func SVG(g Graph) string {
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" class="wfgraph" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="workflow graph">`,
 		width, height, width, height)
 	sb.WriteString(`<defs>`)
-	sb.WriteString(`<marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#6b7280"/></marker>`)
-	sb.WriteString(`<marker id="arrow-taken" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#15803d"/></marker>`)
+	sb.WriteString(`<marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#6b7280"/></marker>`)
+	sb.WriteString(`<marker id="arrow-taken" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="12" markerHeight="12" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#15803d"/></marker>`)
 	sb.WriteString(`</defs>`)
 	backs := 0
 	for _, e := range g.Edges {
