@@ -61,7 +61,7 @@ type fixture struct {
 	startedAt time.Time
 }
 
-var startedRE = regexp.MustCompile(`started thread ([0-9A-Z]{26})`)
+var startedRE = regexp.MustCompile(`([0-9A-Z]{26})`)
 
 func newFixture(t testing.TB) fixture {
 	t.Helper()
