@@ -64,7 +64,7 @@ func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:            "git uwf",
 		HelpName:        "git uwf",
-		Usage:           "run multi-role AI-agent workflows, with their state kept in git",
+		Usage:           "Run multi-role AI-agent workflows, with their state kept in git",
 		Reader:          f.IO.In,
 		Writer:          f.IO.Out,
 		ErrWriter:       f.IO.ErrOut,

@@ -33,7 +33,7 @@ type StepOptions struct {
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "agent", Usage: "agent `COMMAND` line or configured alias (overrides the configuration)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "kill the agent after `DURATION` (default: configured, else 30m)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "kill the agent after `DURATION`", DefaultText: "configured, else 30m"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not show the agent's stderr on a terminal (git uwf thread watch still can)"},
 		cmdutil.FormatFlag(),
 	}

@@ -82,8 +82,12 @@ func validateRun(_ context.Context, opts *ValidateOptions) error {
 	}
 	res := ValidateResult{Valid: true, Name: w.Name, Roles: append([]string{}, w.RoleOrder...)}
 	return cmdutil.Print(opts.IO, opts.Format, res, func(out io.Writer) error {
-		_, err := fmt.Fprintf(out, "%s: workflow %s is valid (%d roles: %s)\n",
-			opts.File, w.Name, len(w.RoleOrder), strings.Join(w.RoleOrder, ", "))
+		noun := "roles"
+		if len(w.RoleOrder) == 1 {
+			noun = "role"
+		}
+		_, err := fmt.Fprintf(out, "%s: workflow %s is valid (%d %s: %s)\n",
+			opts.File, w.Name, len(w.RoleOrder), noun, strings.Join(w.RoleOrder, ", "))
 		return err
 	})
 }
