@@ -93,7 +93,7 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
 		fmt.Fprintf(tw, "workflow\t%s (%s)\n", out.Workflow, out.WorkflowHash)
-		fmt.Fprintf(tw, "status\t%s\n", out.Status)
+		fmt.Fprintf(tw, "status\t%s\n", cmdutil.StatusColorer(f.IO)(string(out.Status)))
 		if st.CurrentRole != "" {
 			fmt.Fprintf(tw, "next role\t%s\n", st.CurrentRole)
 			fmt.Fprintf(tw, "next prompt\t%s\n", cmdutil.FirstLine(st.Next.Prompt, 100))
@@ -202,6 +202,9 @@ func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, fo
 		// cost for thousands of threads.
 		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "UPDATED", "TASK")
 		t.Grow(len(list))
+		if f.IO.ColorEnabled() {
+			t.Style(2, cmdutil.ColorStatus)
+		}
 		for _, s := range list {
 			next := deref(s.CurrentRole)
 			if s.Status == chain.StatusSuspended {
