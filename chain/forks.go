@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Relative is another thread that shares history with a thread: both
@@ -91,4 +92,54 @@ func (r *Repo) RunningThreads() []ThreadID {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Provenance says where a forked thread came from: the thread whose
+// commits it starts with, and the last commit (Step, its index in the
+// chain) the two share.
+type Provenance struct {
+	Parent ThreadID
+	Step   int
+	Commit plumbing.Hash
+}
+
+// ForkedFrom tells whether t is a fork and of which thread, from t's own
+// history alone: walking back from the head, the first commit whose
+// Uwf-Thread trailer names another thread was made by the thread t was
+// forked from. When that thread is here, the fork point is the last commit
+// both chains share; otherwise it is that commit. entries is t's chain. A
+// thread that made all its commits itself has no provenance (nil).
+func (r *Repo) ForkedFrom(ctx context.Context, t *Thread, entries []*Entry) (*Provenance, error) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		c, err := object.GetCommit(r.Store.Storer(), entries[i].Commit)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", entries[i].Commit, err)
+		}
+		named := trailers(c.Message)["Uwf-Thread"]
+		if named == string(t.ID) {
+			continue
+		}
+		parent, err := ParseThreadID(named)
+		if err != nil {
+			return nil, nil // not a git-uwf trailer: nothing to say
+		}
+		p := &Provenance{Parent: parent, Step: i, Commit: entries[i].Commit}
+		head, err := r.resolveRef(parent.Ref())
+		if err != nil || head.IsZero() {
+			return p, nil
+		}
+		other, err := r.Chain(ctx, head)
+		if err != nil {
+			return p, nil
+		}
+		n := 0
+		for n < len(other) && n < len(entries) && other[n].Commit == entries[n].Commit {
+			n++
+		}
+		if n > 0 {
+			p.Step, p.Commit = n-1, entries[n-1].Commit
+		}
+		return p, nil
+	}
+	return nil, nil
 }

@@ -44,6 +44,15 @@ type showOutput struct {
 	UpdatedAt      time.Time       `json:"updatedAt"`
 	Attempts       []attemptOutput `json:"failedAttempts"`
 	Hint           *string         `json:"hint"`
+	ForkedFrom     *forkOutput     `json:"forkedFrom"`
+}
+
+// forkOutput says which thread a fork came from and the last step they
+// share (its index in the chain, 0 = the start).
+type forkOutput struct {
+	Thread chain.ThreadID `json:"thread"`
+	Step   int            `json:"step"`
+	Commit string         `json:"commit"`
 }
 
 func newCmdShow(f *cmdutil.Factory) *cli.Command {
@@ -89,6 +98,13 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 			Phase: a.Node.Phase, Error: a.Node.Error, Time: a.Time.UTC()})
 	}
 	out.Hint = strPtr(hint(t.ID, st))
+	prov, err := repo.ForkedFrom(ctx, t, chainEntries)
+	if err != nil {
+		return err
+	}
+	if prov != nil {
+		out.ForkedFrom = &forkOutput{Thread: prov.Parent, Step: prov.Step, Commit: prov.Commit.String()}
+	}
 	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
@@ -109,6 +125,9 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		fmt.Fprintf(tw, "head\t%s (commit %s)\n", out.Head, out.HeadCommit[:12])
 		fmt.Fprintf(tw, "task\t%s\n", cmdutil.FirstLine(out.Prompt, 100))
 		fmt.Fprintf(tw, "cwd\t%s\n", out.Cwd)
+		if fk := out.ForkedFrom; fk != nil {
+			fmt.Fprintf(tw, "forked from\t%s at step %d (commit %s)\n", fk.Thread, fk.Step, fk.Commit[:12])
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
