@@ -39,7 +39,7 @@ func main() {
 	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
 	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
 	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
-	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: step,inproc,list,read,alias,sync")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: step,inproc,list,read,alias,sync,serve")
 	flag.Parse()
 	if c.runs < 5 {
 		c.runs = 5
@@ -103,6 +103,7 @@ func run(ctx context.Context, c config) error {
 		{"read", b.readFigures},
 		{"alias", b.aliasFigure},
 		{"sync", b.syncFigure},
+		{"serve", b.serveFigure},
 	}
 	for _, s := range steps {
 		if !want(s.name) {
