@@ -121,7 +121,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	// resolve it while the thread and the configuration are read.
 	repo.WarmIdentity(ctx)
 	// Only the id: the engine reads the thread itself, under its lock.
-	id, err := repo.ResolveThread(ctx, opts.Thread)
+	id, err := resolveThread(ctx, repo, opts.Thread)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func newCmdWatch(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			id, err := repo.ResolveThread(c.Context, arg)
+			id, err := resolveThread(c.Context, repo, arg)
 			if err != nil {
 				return err
 			}
