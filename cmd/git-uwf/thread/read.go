@@ -265,8 +265,8 @@ func newCmdStep(f *cmdutil.Factory) *cli.Command {
 		Usage: "Inspect one step",
 		Subcommands: []*cli.Command{
 			{
-				Name:      "show",
-				Usage:     "Show a step: thread, number, role, status, agent, duration and output",
+				Name:  "show",
+				Usage: "Show a step: thread, number, role, status, agent, duration and output",
 				Description: "The text form is a summary for people; --format yaml (or json) prints the raw\n" +
 					"node with its output, deliverable and agent detail expanded.",
 				ArgsUsage: "<step>",
