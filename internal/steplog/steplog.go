@@ -139,6 +139,9 @@ func Follow(ctx context.Context, path string, w io.Writer, interval time.Duratio
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		// Ask first, drain second: what was written before the step
+		// ended is all copied before returning.
+		finished := done != nil && done()
 		for {
 			b, err := fl.Read(64 << 10)
 			if errors.Is(err, ErrReplaced) {
@@ -154,7 +157,7 @@ func Follow(ctx context.Context, path string, w io.Writer, interval time.Duratio
 				return err
 			}
 		}
-		if done != nil && done() {
+		if finished {
 			return nil
 		}
 		select {
