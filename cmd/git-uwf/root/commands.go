@@ -5,6 +5,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/completion"
 	configcmd "github.com/git-uwf/git-uwf/cmd/git-uwf/config"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
@@ -33,6 +34,8 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		setup.NewCmdSetup(f),
 		configcmd.NewCmdConfig(f),
 		demo.NewCmdDemo(f),
+		completion.NewCmdCompletion(f),
+		completion.NewCmdComplete(f),
 		newCmdVersion(f),
 		newCmdMan(f),
 	}
