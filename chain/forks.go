@@ -143,3 +143,14 @@ func (r *Repo) ForkedFrom(ctx context.Context, t *Thread, entries []*Entry) (*Pr
 	}
 	return nil, nil
 }
+
+// DropEntryCache forgets the thread commits decoded so far in this
+// process (the files under cache/entries stay). A long-running reader that
+// visits many threads (the web viewer's list pages) calls it so that its
+// memory does not grow with every thread it has shown.
+func (r *Repo) DropEntryCache() {
+	c := &r.entries
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.shards, c.starts = nil, nil
+}

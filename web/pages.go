@@ -61,6 +61,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	err := s.locked(r.Context(), func(ctx context.Context, repo *chain.Repo) error {
+		// The page reads the chains of the threads it shows: forget them
+		// afterwards, so memory stays flat however many pages are seen.
+		defer repo.DropEntryCache()
 		all, err := repo.List(ctx, chain.ListOptions{All: true})
 		if err != nil {
 			return err
