@@ -290,7 +290,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		return nil, fail("agent", runErr, failureNodes(out))
 	}
 	if out == nil {
-		return nil, fail("output", perr, nil)
+		return nil, fail("output", withPipeHint(perr, res.Stdout, spec.Argv), nil)
 	}
 	if out.Error != "" {
 		return nil, fail("output", errors.New(out.Error), failureNodes(out))
