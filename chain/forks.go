@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -24,32 +25,30 @@ type Relative struct {
 }
 
 // Relatives lists the threads that share history with t, oldest first.
-// chainOf is t's chain (as Chain returns it). Threads are matched by the
-// start node every commit of a thread carries, so only threads that really
-// share a start commit are walked.
+// chainOf is t's chain (as Chain returns it). git finds the candidates in
+// one walk (the thread refs whose history contains t's start commit); only
+// their chains are read.
 func (r *Repo) Relatives(ctx context.Context, t *Thread, chainOf []*Entry) ([]Relative, error) {
-	ids, heads, err := r.ThreadIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if len(chainOf) == 0 {
 		return nil, nil
 	}
-	start, err := r.startOf(t.Head.Commit)
+	raw, err := r.Git.Run(ctx, nil, "for-each-ref", "--contains", chainOf[0].Commit.String(),
+		"--format=%(objectname) %(refname)", ThreadsPrefix)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find the threads sharing %s's history: %w", t.ID, err)
 	}
 	var out []Relative
 	parent := -1
-	for _, id := range ids {
-		if id == t.ID {
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		oid, name, ok := strings.Cut(line, " ")
+		if !ok || !plumbing.IsHash(oid) {
 			continue
 		}
-		head := heads[id]
-		s, err := r.startOf(head)
-		if err != nil || s != start {
-			continue // unreadable or unrelated: not a relative
+		id, err := ParseThreadID(strings.TrimPrefix(name, ThreadsPrefix))
+		if err != nil || id == t.ID {
+			continue // not ours, or t itself
 		}
+		head := plumbing.NewHash(oid)
 		other, err := r.Chain(ctx, head)
 		if err != nil {
 			return nil, fmt.Errorf("read thread %s: %w", id, err)
@@ -62,22 +61,16 @@ func (r *Repo) Relatives(ctx context.Context, t *Thread, chainOf []*Entry) ([]Re
 			continue
 		}
 		out = append(out, Relative{Thread: id, Head: head, Shared: n, ForkPoint: chainOf[n-1].Commit})
-		if id < t.ID && (parent < 0 || n > out[parent].Shared) {
-			parent = len(out) - 1
+	}
+	slices.SortFunc(out, func(a, b Relative) int { return strings.Compare(string(a.Thread), string(b.Thread)) })
+	for i, rel := range out {
+		if rel.Thread < t.ID && (parent < 0 || rel.Shared > out[parent].Shared) {
+			parent = i
 		}
 	}
 	if parent >= 0 {
 		out[parent].Parent = true
 	}
-	slices.SortFunc(out, func(a, b Relative) int {
-		switch {
-		case a.Thread < b.Thread:
-			return -1
-		case a.Thread > b.Thread:
-			return 1
-		}
-		return 0
-	})
 	return out, nil
 }
 
