@@ -43,7 +43,7 @@ func main() {
 	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
 	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
 	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
-	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,inproc,list,read,alias,sync,review,fleet,workers")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,inproc,list,read,alias,sync,review,fleet,workers,serve")
 	flag.IntVar(&c.fleet, "fleet", 1000, "idle threads stepped by the step --all figure")
 	flag.IntVar(&c.workerThreads, "worker-threads", 40, "one-step threads processed by the worker figures")
 	flag.Parse()
@@ -115,6 +115,7 @@ func run(ctx context.Context, c config) error {
 		{"review", b.reviewFigure},
 		{"fleet", b.fleetFigure},
 		{"workers", b.workerFigures},
+		{"serve", b.serveFigure},
 	}
 	for _, s := range steps {
 		if !want(s.name) {

@@ -207,8 +207,19 @@ func jsonToNode(dec *json.Decoder) (*yaml.Node, error) {
 // tabwriter treats specially (tab, newline, \v, \f, \r, 0xff), the table
 // is written through tabwriter itself.
 type Table struct {
-	ncol  int
-	cells []string // row after row
+	ncol   int
+	cells  []string // row after row
+	styles map[int]func(string) string
+}
+
+// Style decorates the cells of column col (not the header) with fn when
+// the table is written, after the layout: fn may add terminal escapes that
+// take no room, such as colour.
+func (t *Table) Style(col int, fn func(string) string) {
+	if t.styles == nil {
+		t.styles = map[int]func(string) string{}
+	}
+	t.styles[col] = fn
 }
 
 // NewTable returns a table whose rows have len(header) cells, starting
@@ -258,7 +269,11 @@ func (t *Table) WriteTo(w io.Writer) (int64, error) {
 	buf := make([]byte, 0, 32<<10)
 	var n int64
 	for i, c := range t.cells {
-		buf = append(buf, c...)
+		if style := t.styles[i%t.ncol]; style != nil && i >= t.ncol {
+			buf = append(buf, style(c)...)
+		} else {
+			buf = append(buf, c...)
+		}
 		if col := i % t.ncol; col < t.ncol-1 {
 			buf = append(buf, spaces[:widths[col]+padding-utf8.RuneCountInString(c)]...)
 			continue

@@ -117,7 +117,19 @@ func ResolveWorkflow(ctx context.Context, f *Factory, repo *chain.Repo, arg stri
 		}
 		return repo.MaterializeWorkflow(ctx, w)
 	}
-	return repo.FindWorkflow(ctx, arg)
+	info, err := repo.FindWorkflow(ctx, arg)
+	if errors.Is(err, chain.ErrUnknownWorkflow) {
+		if registered, lerr := repo.Workflows(ctx); lerr == nil {
+			names := make([]string, len(registered))
+			for i, w := range registered {
+				names[i] = w.Name
+			}
+			if hint := DidYouMean(arg, names); hint != "" {
+				return nil, fmt.Errorf("%w%s", err, hint)
+			}
+		}
+	}
+	return info, err
 }
 
 // workflowFolder is the file system a workflow's `!include`s are read

@@ -40,7 +40,9 @@ type Engine struct {
 	Agent func(workflow, role string) (AgentSpec, error)
 	// Progress shows a running step; it returns the function that ends it.
 	Progress func(label string) (stop func(result string))
-	// AgentStderr, when set, receives the agent's stderr live (-v).
+	// AgentStderr, when set, receives the agent's stderr live (on a
+	// terminal unless -q, or -v). It always goes to the thread's step log
+	// too ($GIT_COMMON_DIR/uwf/logs/<thread>.log).
 	AgentStderr io.Writer
 	// Env is added to every agent's environment.
 	Env []string
@@ -352,9 +354,11 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 	if e.Progress != nil {
 		stop = e.Progress(fmt.Sprintf("%s · %s", p.role, spec.Name))
 	}
+	stderr, closeLog := e.stepLog(t, p.role, spec.Name)
+	defer closeLog()
 	started := time.Now()
 	inv := agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
-		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: e.AgentStderr, Supervisor: e.Supervisor}
+		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: stderr, Supervisor: e.Supervisor}
 	if lock := e.Repo.ThreadLockFile(t.ID); lock != nil {
 		inv.Hold = []*os.File{lock}
 	}
@@ -414,7 +418,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		return nil, fail("agent", runErr, failureNodes(out))
 	}
 	if out == nil {
-		return nil, fail("output", perr, nil)
+		return nil, fail("output", withPipeHint(perr, res.Stdout, spec.Argv), nil)
 	}
 	if out.Error != "" {
 		return nil, fail("output", errors.New(out.Error), failureNodes(out))

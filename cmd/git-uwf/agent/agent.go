@@ -26,7 +26,7 @@ const protocolUsage = "<thread-id> <role>"
 func NewCmdAgent(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "agent",
-		Usage: "built-in agents and the configured agent aliases",
+		Usage: "Built-in agents and the configured agent aliases",
 		Description: "The built-in agents speak the agent protocol: the engine runs them as\n" +
 			"`git uwf agent <name> [flags] <thread-id> <role>` with UWF_EDGE_PROMPT_FILE (or UWF_EDGE_PROMPT) set.",
 		Subcommands: []*cli.Command{
@@ -89,7 +89,7 @@ func execute(ctx context.Context, f *cmdutil.Factory, agent agentkit.Agent, req 
 func newCmdMock(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "mock",
-		Usage:     "replay a scripted answer for each step (tests, demos, CI)",
+		Usage:     "Replay a scripted answer for each step (tests, demos, CI)",
 		ArgsUsage: protocolUsage,
 		Description: "The script is YAML: steps: [{role, output, corrections: [text…]}]. Step n of\n" +
 			"the thread (counting the steps already in it) gets steps[n]; its role must\n" +
@@ -118,7 +118,7 @@ func newCmdMock(f *cmdutil.Factory) *cli.Command {
 func newCmdHuman(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "human",
-		Usage:     "let a person answer, in $VISUAL/$EDITOR or on stdin",
+		Usage:     "Let a person answer, in $VISUAL/$EDITOR or on stdin",
 		ArgsUsage: protocolUsage,
 		Description: "The editor opens a file pre-filled with a frontmatter template for the role\n" +
 			"and the full prompt as comments below a scissors line. When stdin is not a\n" +
@@ -135,7 +135,7 @@ func newCmdHuman(f *cmdutil.Factory) *cli.Command {
 func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "llm",
-		Usage:     "answer with an OpenAI-compatible chat completion",
+		Usage:     "Answer with an OpenAI-compatible chat completion",
 		ArgsUsage: protocolUsage,
 		Description: "The endpoint is models.<model> (default: models.default) and its provider from\n" +
 			"the configuration, or --base-url and --model. The API key is read from the\n" +
@@ -201,7 +201,7 @@ func llmEndpoint(c *cli.Context, f *cmdutil.Factory) (agentkit.LLMEndpoint, erro
 func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:            "pipe",
-		Usage:           "pipe the prompt to a headless agent CLI (claude, codex, …)",
+		Usage:           "Pipe the prompt to a headless agent CLI (claude, codex, …)",
 		ArgsUsage:       "[--preset NAME] [--model NAME] [--timeout DURATION] [--no-resume] [--] [<command>…] " + protocolUsage,
 		SkipFlagParsing: true,
 		Description: "Runs the command with the full prompt on stdin (stdin is then closed) and\n" +

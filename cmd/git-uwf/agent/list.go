@@ -48,7 +48,7 @@ func loadConfig(ctx context.Context, f *cmdutil.Factory) (*config.Config, string
 func newCmdList(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
-		Usage: "list the agent aliases, their command lines and where they are defined",
+		Usage: "List the agent aliases, their command lines and where they are defined",
 		Flags: []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
 			if err := cmdutil.NoArgs(c); err != nil {
@@ -121,7 +121,7 @@ const (
 func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "doctor",
-		Usage:     "check that the agents' programs are installed and report their versions",
+		Usage:     "Check that the agents' programs are installed and report their versions",
 		ArgsUsage: "[<alias>…]",
 		Description: "For every alias (or the ones given), finds the program it runs on PATH and\n" +
 			"runs `<program> --version` (10 s limit). Versions are asked of the preset CLIs\n" +

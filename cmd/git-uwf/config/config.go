@@ -31,7 +31,7 @@ type Value struct {
 func NewCmdConfig(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "config",
-		Usage: "read and write git-uwf's configuration",
+		Usage: "Read and write git-uwf's configuration",
 		Description: "Files, lowest precedence first: built-in defaults, the user file\n" +
 			"($XDG_CONFIG_HOME/uwf/config.yaml), the team file (.uwf/config.yaml, committed;\n" +
 			"it may only set defaultAgent, overrides.<workflow>.<role> and extraction.retries)\n" +
@@ -70,7 +70,7 @@ func value(e config.Entry) Value {
 func newCmdList(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
-		Usage: "list the values set (secrets are shown as ***)",
+		Usage: "List the values set (secrets are shown as ***)",
 		Flags: []cli.Flag{
 			cmdutil.FormatFlag(),
 			&cli.BoolFlag{Name: "show-origin", Usage: "show the file and line of each value"},
@@ -115,7 +115,7 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 func newCmdGet(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "get",
-		Usage:     "print the value of a key (exit 1 when it is not set)",
+		Usage:     "Print the value of a key (exit 1 when it is not set)",
 		ArgsUsage: "<key>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
@@ -176,7 +176,7 @@ func scopeOf(c *cli.Context, inRepo bool) (config.Scope, error) {
 func newCmdSet(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "set",
-		Usage:     "set a key in one configuration file",
+		Usage:     "Set a key in one configuration file",
 		ArgsUsage: "[--user|--repo|--team] <key> <value>",
 		Description: "A command line (agents.<alias>.command) is a shell-quoted string or a YAML\n" +
 			"list like '[\"./agent.sh\", \"--fast\"]'. Secrets cannot be stored: name the\n" +
@@ -202,7 +202,7 @@ func newCmdSet(f *cmdutil.Factory) *cli.Command {
 func newCmdUnset(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "unset",
-		Usage:     "remove a key from one configuration file",
+		Usage:     "Remove a key from one configuration file",
 		ArgsUsage: "[--user|--repo|--team] <key>",
 		Flags:     scopeFlags(),
 		Action: func(c *cli.Context) error {

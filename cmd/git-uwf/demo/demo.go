@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 
+	"github.com/kballard/go-shellquote"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
@@ -136,7 +138,30 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 		return err
 	}
 	io.WriteString(out, md)
-	fmt.Fprintf(out, "\nExplore it:\n  cd %s\n  git uwf thread list --all\n  git uwf thread show %s\n  git log --format='%%h %%s' %s\n",
-		dir, t.ID, t.ID.Ref())
+	uwf := invocation(f)
+	fmt.Fprintf(out, "\nExplore it:\n  cd %s\n  %s thread list --all\n  %s thread show %s\n  %s thread graph %s\n  %s serve --open\n  git log --format='%%h %%s' %s\n",
+		dir, uwf, uwf, t.ID, uwf, t.ID, uwf, t.ID.Ref())
 	return nil
+}
+
+// invocation is how the printed hints call git-uwf: "git uwf" when the
+// git-uwf git finds on PATH is this program, else this program's path
+// (make demo runs bin/git-uwf, which is usually not on PATH), so that
+// every hint runs as printed.
+func invocation(f *cmdutil.Factory) string {
+	self, err := f.Executable()
+	if err != nil {
+		return "git uwf"
+	}
+	onPath, err := exec.LookPath("git-uwf")
+	if err == nil && sameFile(onPath, self) {
+		return "git uwf"
+	}
+	return shellquote.Join(self)
+}
+
+func sameFile(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }

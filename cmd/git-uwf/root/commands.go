@@ -5,9 +5,11 @@ import (
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/cas"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/completion"
 	configcmd "github.com/git-uwf/git-uwf/cmd/git-uwf/config"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/reviewcmd"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/setup"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
@@ -31,10 +33,13 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		syncmd.NewCmdSync(f),
 		syncmd.NewCmdRemote(f),
 		worker.NewCmdWorker(f),
+		serve.NewCmdServe(f),
 		agent.NewCmdAgent(f),
 		setup.NewCmdSetup(f),
 		configcmd.NewCmdConfig(f),
 		demo.NewCmdDemo(f),
+		completion.NewCmdCompletion(f),
+		completion.NewCmdComplete(f),
 		newCmdVersion(f),
 	}
 }

@@ -68,7 +68,7 @@ func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:            "git uwf",
 		HelpName:        "git uwf",
-		Usage:           "run multi-role AI-agent workflows, with their state kept in git",
+		Usage:           "Run multi-role AI-agent workflows, with their state kept in git",
 		Reader:          f.IO.In,
 		Writer:          f.IO.Out,
 		ErrWriter:       f.IO.ErrOut,
@@ -173,7 +173,7 @@ func rootAction(c *cli.Context) error {
 		return err
 	}
 	if c.Args().Present() {
-		return &cmdutil.FlagError{Err: fmt.Errorf("unknown command %q", c.Args().First())}
+		return &cmdutil.FlagError{Err: fmt.Errorf("unknown command %q%s", c.Args().First(), cmdutil.DidYouMean(c.Args().First(), commandNames(c.App.Commands)))}
 	}
 	return cli.ShowAppHelp(c)
 }
@@ -184,7 +184,8 @@ func groupAction(path string) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if c.Args().Present() {
 			return &cmdutil.FlagError{
-				Err:     fmt.Errorf("unknown command %q for %q", c.Args().First(), "git uwf "+path),
+				Err: fmt.Errorf("unknown command %q for %q%s", c.Args().First(), "git uwf "+path,
+					cmdutil.DidYouMean(c.Args().First(), commandNames(c.Command.Subcommands))),
 				Command: path,
 			}
 		}
@@ -277,4 +278,16 @@ func normalizeError(err error, path string) error {
 		return &cmdutil.FlagError{Err: errors.New(strings.ToLower(err.Error()[:1]) + err.Error()[1:]), Command: path}
 	}
 	return err
+}
+
+// commandNames lists the names and aliases of the visible commands, for
+// "did you mean".
+func commandNames(cmds []*cli.Command) []string {
+	var out []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			out = append(out, c.Names()...)
+		}
+	}
+	return out
 }

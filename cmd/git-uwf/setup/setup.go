@@ -43,7 +43,7 @@ type Written struct {
 func NewCmdSetup(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "setup",
-		Usage: "choose the default agent and an LLM provider (writes the user configuration)",
+		Usage: "Choose the default agent and an LLM provider (writes the user configuration)",
 		Description: "In a terminal without flags, setup asks. Otherwise give --agent and/or\n" +
 			"--provider with --base-url, --api-key-env and --model. The API key itself is\n" +
 			"never written: export the variable, or put it in the .env file next to the\n" +

@@ -3,6 +3,9 @@ package thread
 import (
 	"context"
 	"fmt"
+	"io"
+	"sync"
+	"time"
 
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
@@ -48,8 +51,13 @@ func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, 
 		}
 		return spec, err
 	}
-	if opts.Verbose {
+	// The agent's stderr is shown live with -v, and on a terminal unless
+	// -q; the spinner would redraw over it, so lines replace it then.
+	if opts.Verbose || (f.IO.IsStderrTTY() && !opts.Quiet) {
 		eng.AgentStderr = f.IO.ErrOut
+		if f.IO.IsStderrTTY() {
+			eng.Progress = lineProgress(f.IO.ErrOut)
+		}
 	}
 	var override *engine.AgentSpec
 	if opts.Agent != "" {
@@ -63,4 +71,22 @@ func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, 
 		override = &spec
 	}
 	return eng, override, cfg, nil
+}
+
+// lineProgress reports a step with a line when it starts and one when it
+// ends, for when the agent's own output is shown in between.
+func lineProgress(w io.Writer) func(label string) func(string) {
+	return func(label string) func(string) {
+		start := time.Now()
+		fmt.Fprintf(w, "%s …\n", label)
+		var once sync.Once
+		return func(result string) {
+			once.Do(func() {
+				if result == "" {
+					result = "done"
+				}
+				fmt.Fprintf(w, "%s: %s in %s\n", label, result, time.Since(start).Round(100*time.Millisecond))
+			})
+		}
+	}
 }

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/review"
 	"github.com/git-uwf/git-uwf/internal/scheduler"
+	"github.com/git-uwf/git-uwf/review"
 )
 
 // openThread resolves a thread argument (full id or prefix) and reads it,
@@ -22,7 +23,7 @@ func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Rep
 	if err != nil {
 		return nil, nil, err
 	}
-	id, err := repo.ResolveThread(ctx, arg)
+	id, err := resolveThread(ctx, repo, arg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -31,6 +32,27 @@ func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Rep
 		return nil, nil, err
 	}
 	return repo, t, nil
+}
+
+// resolveThread is repo.ResolveThread with a "did you mean" for an
+// unknown id that is one or two characters off an existing one.
+func resolveThread(ctx context.Context, repo *chain.Repo, arg string) (chain.ThreadID, error) {
+	id, err := repo.ResolveThread(ctx, arg)
+	if !errors.Is(err, chain.ErrUnknownThread) {
+		return id, err
+	}
+	ids, _, lerr := repo.ThreadIDs(ctx)
+	if lerr != nil {
+		return id, err
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = string(id)
+	}
+	if hint := cmdutil.DidYouMean(strings.ToUpper(strings.TrimSpace(arg)), names); hint != "" {
+		return id, fmt.Errorf("%w%s", err, hint)
+	}
+	return id, err
 }
 
 // busyExit turns a held thread lock or a step refused by its workflow's

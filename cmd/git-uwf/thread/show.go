@@ -52,8 +52,17 @@ type showOutput struct {
 	// Parent is the thread whose role this thread plays (null for a
 	// thread started by hand); Children the threads that played roles of
 	// this one.
-	Parent   *chain.ParentLink `json:"parent"`
-	Children []chain.ThreadID  `json:"children"`
+	Parent     *chain.ParentLink `json:"parent"`
+	Children   []chain.ThreadID  `json:"children"`
+	ForkedFrom *forkOutput       `json:"forkedFrom"`
+}
+
+// forkOutput says which thread a fork came from and the last step they
+// share (its index in the chain, 0 = the start).
+type forkOutput struct {
+	Thread chain.ThreadID `json:"thread"`
+	Step   int            `json:"step"`
+	Commit string         `json:"commit"`
 }
 
 func newCmdShow(f *cmdutil.Factory) *cli.Command {
@@ -118,11 +127,18 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 			out.Children = append(out.Children, e.Step.Child)
 		}
 	}
+	prov, err := repo.ForkedFrom(ctx, t, chainEntries)
+	if err != nil {
+		return err
+	}
+	if prov != nil {
+		out.ForkedFrom = &forkOutput{Thread: prov.Parent, Step: prov.Step, Commit: prov.Commit.String()}
+	}
 	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
 		fmt.Fprintf(tw, "workflow\t%s (%s)\n", out.Workflow, out.WorkflowHash)
-		fmt.Fprintf(tw, "status\t%s\n", out.Status)
+		fmt.Fprintf(tw, "status\t%s\n", cmdutil.StatusColorer(f.IO)(string(out.Status)))
 		if out.Branch != "" || out.StartCommit != "" {
 			fmt.Fprintf(tw, "branch\t%s\n", startedOn(out.Branch, out.StartCommit))
 		}
@@ -146,6 +162,9 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		}
 		for _, c := range out.Children {
 			fmt.Fprintf(tw, "child\t%s\n", c)
+		}
+		if fk := out.ForkedFrom; fk != nil {
+			fmt.Fprintf(tw, "forked from\t%s at step %d (commit %s)\n", fk.Thread, fk.Step, fk.Commit[:12])
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -253,6 +272,9 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 		// cost for thousands of threads.
 		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "UPDATED", "TASK")
 		t.Grow(len(list))
+		if f.IO.ColorEnabled() {
+			t.Style(2, cmdutil.ColorStatus)
+		}
 		for _, s := range list {
 			next := deref(s.CurrentRole)
 			if s.Status == chain.StatusSuspended {

@@ -107,9 +107,16 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	out := startOutput{Thread: t.ID, Workflow: info.Name, WorkflowHash: string(info.Alias),
 		Head: string(t.Head.Node.Alias), Commit: t.Head.Commit.String(), CurrentRole: strPtr(st.CurrentRole)}
 	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
-		fmt.Fprintf(w, "started thread %s (%s)\n", t.ID, info.Name)
+		// Piped or captured (id=$(git uwf thread start …)), stdout is the
+		// id alone; the sentences go to stderr.
+		human := w
+		if !f.IO.IsStdoutTTY() {
+			fmt.Fprintln(w, t.ID)
+			human = f.IO.ErrOut
+		}
+		fmt.Fprintf(human, "started thread %s (%s)\n", t.ID, info.Name)
 		if st.CurrentRole != "" {
-			fmt.Fprintf(w, "next role: %s — run: git uwf thread step %s\n", st.CurrentRole, t.ID)
+			fmt.Fprintf(human, "next role: %s — run: git uwf thread step %s\n", st.CurrentRole, t.ID)
 		}
 		return nil
 	})

@@ -26,6 +26,7 @@ type StepOptions struct {
 	MaxSteps  int
 	Timeout   time.Duration
 	Verbose   bool
+	Quiet     bool
 	Resume    bool
 	Prompt    string
 	// Cwd replaces the thread's directory for this run; OutsideWorktree
@@ -41,9 +42,10 @@ type StepOptions struct {
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "agent", Usage: "agent `COMMAND` line or configured alias (overrides the configuration)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "kill the agent after `DURATION` (default: configured, else 30m)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "kill the agent after `DURATION`", DefaultText: "configured, else 30m"},
 		&cli.StringFlag{Name: "cwd", Usage: "run in `DIR` (inside the work tree) instead of the thread's recorded directory, for this run"},
 		&cli.BoolFlag{Name: workdir.OutsideFlag, Usage: "allow the thread's directory (recorded or --cwd) to be outside the work tree, for this run"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not show the agent's stderr on a terminal (git uwf thread watch still can)"},
 		cmdutil.FormatFlag(),
 	}
 }
@@ -121,7 +123,7 @@ func stepAction(c *cli.Context, f *cmdutil.Factory) error {
 			return err
 		}
 		opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
-			MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c),
+			MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c), Quiet: c.Bool("quiet"),
 			Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun"), Leased: c.Bool("leased")}
 		if opts.Count < 1 {
 			return cmdutil.FlagErrorf("--count must be a positive number")
@@ -154,7 +156,7 @@ func newCmdResume(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: 1, Timeout: c.Duration("timeout"),
-				Verbose: verbose(c), Resume: true, Prompt: c.String("prompt"),
+				Verbose: verbose(c), Quiet: c.Bool("quiet"), Resume: true, Prompt: c.String("prompt"),
 				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag)}
 			format, err := cmdutil.FormatOf(c)
 			if err != nil {
@@ -187,7 +189,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	// resolve it while the thread and the configuration are read.
 	repo.WarmIdentity(ctx)
 	// Only the id: the engine reads the thread itself, under its lock.
-	id, err := repo.ResolveThread(ctx, opts.Thread)
+	id, err := resolveThread(ctx, repo, opts.Thread)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,8 @@ func NewCmdThread(f *cmdutil.Factory) *cli.Command {
 			newCmdExport(f),
 			newCmdRemove(f),
 			newCmdImport(f),
+			newCmdGraph(f),
+			newCmdWatch(f),
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/internal/wfgraph"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -149,7 +150,7 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 		}
 	}
 	fmt.Fprintf(&sb, "\ngraph:\n")
-	for _, e := range edges(w) {
+	for _, e := range wfgraph.Edges(w) {
 		arrow := "-->"
 		if l := edgeLabel(w, e); l != "" {
 			arrow = "--" + l + "-->"
@@ -162,26 +163,6 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 	}
 	_, err := io.WriteString(out, sb.String())
 	return err
-}
-
-// edges lists the workflow's edges, source by source in file order.
-func edges(w *moderator.Workflow) []moderator.Edge {
-	var out []moderator.Edge
-	seen := map[string]bool{}
-	add := func(node string) {
-		if seen[node] {
-			return
-		}
-		seen[node] = true
-		out = append(out, w.Graph[node]...)
-	}
-	for _, n := range w.NodeOrder {
-		add(n)
-	}
-	for _, n := range sortedKeys(w.Graph) {
-		add(n)
-	}
-	return out
 }
 
 // edgeLabel is the guard of an edge as people read it: the status (not the

@@ -101,8 +101,12 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 		if err := printNotes(out, w); err != nil {
 			return err
 		}
-		_, err := fmt.Fprintf(out, "%s: workflow %s is valid (%d roles: %s)\n",
-			opts.File, w.Name, len(w.RoleOrder), strings.Join(w.RoleOrder, ", "))
+		noun := "roles"
+		if len(w.RoleOrder) == 1 {
+			noun = "role"
+		}
+		_, err := fmt.Fprintf(out, "%s: workflow %s is valid (%d %s: %s)\n",
+			opts.File, w.Name, len(w.RoleOrder), noun, strings.Join(w.RoleOrder, ", "))
 		return err
 	})
 }

@@ -1,0 +1,124 @@
+// Package serve implements `git uwf serve`: the read-only web viewer of
+// the repository's threads (package web) on a local address.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/web"
+)
+
+// DefaultAddr is where the viewer listens unless --addr says otherwise:
+// loopback only.
+const DefaultAddr = "127.0.0.1:7733"
+
+// Options are the inputs of `serve`.
+type Options struct {
+	Addr string
+	Open bool
+	// Ready, when set, is called with the viewer's URL once it listens.
+	Ready func(url string)
+}
+
+// NewCmdServe returns the `serve` command.
+func NewCmdServe(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "Browse threads in a local read-only web viewer",
+		Description: "Serves the repository's threads at http://127.0.0.1:7733/ until interrupted: the thread\n" +
+			"list (filters, search, paging), each thread's steps, deliverables, failed attempts, forks\n" +
+			"and its path through the workflow, and a running step's output as it is written.\n" +
+			"Everything is embedded in git-uwf: it works offline. Only GET and HEAD are answered.\n" +
+			"A port of 0 picks a free one. An address that is not loopback is reachable by others.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: DefaultAddr, Usage: "listen on `HOST:PORT`"},
+			&cli.BoolFlag{Name: "open", Usage: "open the viewer in the default browser"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.FlagErrorf("serve takes no arguments")
+			}
+			return Run(c.Context, f, Options{Addr: c.String("addr"), Open: c.Bool("open")})
+		},
+	}
+}
+
+// Run serves the viewer until ctx ends.
+func Run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
+	host, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return cmdutil.FlagErrorf("--addr %q: %v (want HOST:PORT, e.g. %s)", opts.Addr, err, DefaultAddr)
+	}
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		loopback = true
+	}
+	repo, err := f.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(repo, web.Options{Now: f.Now, AnyHost: !loopback})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(f.IO.ErrOut, "git uwf serve: viewing %s at %s (read-only; Ctrl-C stops)\n", repo.Info.CommonDir, url)
+	if !loopback {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach it can read every thread\n", host)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	if opts.Ready != nil {
+		opts.Ready(url)
+	}
+	if opts.Open {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "could not open a browser (%v): open %s yourself\n", err, url)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// openBrowser asks the desktop to open url.
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}

@@ -1,0 +1,87 @@
+package serve_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
+	"github.com/git-uwf/git-uwf/internal/cmdtest"
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/iostreams"
+)
+
+// TestRun serves a real repository on a free loopback port, answers GET,
+// refuses POST, and stops when its context ends.
+func TestRun(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	ios, _, _, errOut := iostreams.Test()
+	f := cmdutil.NewFactory(ios)
+	f.Getwd = func() (string, error) { return dir, nil }
+	f.Repo = cmdutil.OpenRepoOnce(f)
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve.Run(ctx, f, serve.Options{Addr: "127.0.0.1:0", Ready: func(u string) { urls <- u }})
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-done:
+		t.Fatalf("serve ended: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	tests := []struct {
+		method string
+		status int
+		want   string
+	}{
+		{http.MethodGet, 200, "No threads match"},
+		{http.MethodPost, 405, "read-only"},
+		{http.MethodPatch, 405, "read-only"},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(tt.method, url, strings.NewReader("x"))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tt.status || !strings.Contains(string(body), tt.want) {
+			t.Errorf("%s: %d %q, want %d with %q", tt.method, res.StatusCode, body, tt.status, tt.want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve returned %v after interrupt", err)
+	}
+	if !strings.Contains(errOut.String(), "read-only") || strings.Contains(errOut.String(), "warning") {
+		t.Errorf("stderr: %q", errOut.String())
+	}
+}
+
+func TestBadAddr(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	tests := []struct {
+		addr, want string
+	}{
+		{"nonsense", "--addr \"nonsense\""},
+		{"127.0.0.1:99999", "serve: listen tcp"},
+	}
+	for _, tt := range tests {
+		r := cmdtest.Run(t, dir, time.Time{}, "serve", "--addr", tt.addr)
+		if r.Code == 0 || !strings.Contains(r.Err, tt.want) {
+			t.Errorf("--addr %s: exit %d, stderr %q; want %q", tt.addr, r.Code, r.Err, tt.want)
+		}
+	}
+	if r := cmdtest.Run(t, dir, time.Time{}, "serve", "extra"); r.Code != 2 {
+		t.Errorf("serve extra: exit %d, want 2", r.Code)
+	}
+}

@@ -1,0 +1,52 @@
+package thread
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/threadgraph"
+)
+
+func newCmdGraph(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "graph",
+		Usage:     "Draw a thread on its workflow's graph: the path taken, loops, next role and forks",
+		ArgsUsage: "<thread>",
+		Flags:     []cli.Flag{cmdutil.GraphFormatFlag()},
+		Description: "Nodes and edges the thread went through are highlighted and counted (×2 for a loop\n" +
+			"taken twice), the role it runs next is dashed, and threads that share its history\n" +
+			"hang off the step where they part (\"fork\" for forks of it, \"parent\" for the thread\n" +
+			"it was forked from). --format mermaid (default), dot, json or yaml.",
+		Action: func(c *cli.Context) error {
+			arg, err := cmdutil.OneArg(c, "thread id")
+			if err != nil {
+				return err
+			}
+			format, err := cmdutil.GraphFormatOf(c)
+			if err != nil {
+				return err
+			}
+			repo, t, err := openThread(c.Context, f, arg)
+			if err != nil {
+				return err
+			}
+			st, err := repo.State(c.Context, t)
+			if err != nil {
+				return err
+			}
+			entries, err := repo.Chain(c.Context, t.Head.Commit)
+			if err != nil {
+				return err
+			}
+			rels, err := repo.Relatives(c.Context, t, entries)
+			if err != nil {
+				return err
+			}
+			g, err := threadgraph.Build(c.Context, repo, t, entries, st, rels)
+			if err != nil {
+				return err
+			}
+			return cmdutil.PrintGraph(f.IO, format, g)
+		},
+	}
+}
