@@ -164,7 +164,7 @@ func boundedAssign(source string) (func(io.Writer, render.Context) error, error)
 }
 
 // rangeRE finds a range expression "(a..b)" in tag markup.
-var rangeRE = regexp.MustCompile(`\(([^()]*?)\.\.([^()]*?)\)`)
+var rangeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(([^()]*?)\.\.([^()]*?)\)`) })
 
 // parseLiquid compiles a Liquid edge template and instruments it: every
 // loop and capture body charges the rendering's budget.
@@ -221,7 +221,7 @@ func instrument(n render.Node, depth int) error {
 // checkRanges accepts literal ranges of at most liquidMaxIterations
 // values; other ranges are bounded by the budget at render time.
 func checkRanges(args string) error {
-	for _, m := range rangeRE.FindAllStringSubmatch(args, -1) {
+	for _, m := range rangeRE().FindAllStringSubmatch(args, -1) {
 		lo, err1 := strconv.ParseInt(strings.TrimSpace(m[1]), 10, 64)
 		hi, err2 := strconv.ParseInt(strings.TrimSpace(m[2]), 10, 64)
 		if err1 == nil && err2 == nil && hi-lo >= liquidMaxIterations {
@@ -311,7 +311,7 @@ func liquidRenderError(err render.Error) error {
 
 // liquidUnknownVariable extracts the variable a strict rendering found
 // undefined, from the failing node's source text ("{{ x | f }}" → "x").
-var liquidObjectRE = regexp.MustCompile(`^\{\{-?\s*([A-Za-z_][\w-]*)`)
+var liquidObjectRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\{\{-?\s*([A-Za-z_][\w-]*)`) })
 
 // checkLiquid renders the template strictly over mock data built from the
 // previous output's properties, and reports the variables it uses that the
@@ -345,10 +345,10 @@ func checkLiquid(root render.Node, props map[string]map[string]any, budget *liqu
 }
 
 // liquidLeadRE is the variable an output starts with.
-var liquidLeadRE = regexp.MustCompile(`^\s*([A-Za-z_][\w-]*)\s*(?:$|[|.\[])`)
+var liquidLeadRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z_][\w-]*)\s*(?:$|[|.\[])`) })
 
 // liquidDefRE finds the variables a tag defines: assign, capture, for.
-var liquidDefRE = regexp.MustCompile(`^\s*([A-Za-z_][\w-]*)`)
+var liquidDefRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z_][\w-]*)`) })
 
 func liquidBuiltinName(name string) bool {
 	switch name {
@@ -367,19 +367,19 @@ func collectNames(n render.Node, local map[string]bool, leads *[]string) {
 			collectNames(c, local, leads)
 		}
 	case *render.ObjectNode:
-		if m := liquidLeadRE.FindStringSubmatch(x.Args); m != nil {
+		if m := liquidLeadRE().FindStringSubmatch(x.Args); m != nil {
 			*leads = append(*leads, m[1])
 		}
 	case *render.TagNode:
 		if x.Name == "assign" {
-			if m := liquidDefRE.FindStringSubmatch(x.Args); m != nil {
+			if m := liquidDefRE().FindStringSubmatch(x.Args); m != nil {
 				local[m[1]] = true
 			}
 		}
 	case *render.BlockNode:
 		switch x.Name {
 		case "capture", "for", "tablerow":
-			if m := liquidDefRE.FindStringSubmatch(x.Args); m != nil {
+			if m := liquidDefRE().FindStringSubmatch(x.Args); m != nil {
 				local[m[1]] = true
 			}
 		}
@@ -435,7 +435,7 @@ func undefinedName(err error) string {
 	if i < 0 {
 		return ""
 	}
-	m := liquidObjectRE.FindStringSubmatch(msg[i:])
+	m := liquidObjectRE().FindStringSubmatch(msg[i:])
 	if m == nil {
 		return ""
 	}
