@@ -125,7 +125,7 @@ func (fl *fleet) uwf(args ...string) string {
 	return out
 }
 
-var startedRE = regexp.MustCompile(`started thread ([0-9A-Z]{26})`)
+var startedRE = regexp.MustCompile(`(?m)^([0-9A-Z]{26})$`) // thread start prints only the id when stdout is not a terminal
 
 func (fl *fleet) start(prompt string) string {
 	fl.t.Helper()
