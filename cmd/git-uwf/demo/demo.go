@@ -6,6 +6,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/git-uwf/git-uwf/internal/workdir"
 	"io"
 	"os"
 	"os/exec"
@@ -105,7 +106,9 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 		return err
 	}
 	fmt.Fprintf(out, "registered workflow %s (%s) from .uwf/workflows/feature.yaml\n", info.Name, info.Alias)
-	t, err := repo.StartThread(ctx, info, "Add a --verbose flag that prints progress lines.", dir)
+	// The thread works at the top of the work tree, recorded as any
+	// thread's directory is: relative to it (see package workdir).
+	t, err := repo.StartThread(ctx, info, "Add a --verbose flag that prints progress lines.", workdir.Top)
 	if err != nil {
 		return err
 	}
