@@ -257,8 +257,16 @@ var rangeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 
 // parseLiquid compiles a Liquid edge template and instruments it: every
 // loop and capture body charges the rendering's budget.
-func parseLiquid(tpl string) (render.Node, error) {
-	root, err := liquidConfig().Compile(tpl, parser.SourceLoc{})
+func parseLiquid(tpl string) (root render.Node, err error) {
+	defer func() {
+		// The expression lexer panics on an integer literal that does
+		// not fit 64 bits ({{ 9227000000000000000 }}): a hostile template
+		// must not take the process.
+		if r := recover(); r != nil {
+			root, err = nil, fmt.Errorf("invalid template: %v", r)
+		}
+	}()
+	root, err = liquidConfig().Compile(tpl, parser.SourceLoc{})
 	if err != nil {
 		return nil, liquidError(err)
 	}
