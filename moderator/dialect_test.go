@@ -278,7 +278,7 @@ func TestLiquidBounds(t *testing.T) {
 // filter would make it an array. Either way fast and with little memory;
 // small ranges still work as in Liquid.
 func TestLiquidRanges(t *testing.T) {
-	data := map[string]any{"n": 10_000_000, "big": 1_000_000_000, "s": "ab", "cfg": map[string]any{"max": 1 << 40}}
+	data := map[string]any{"n": 10_000_000, "big": 1_000_000_000, "s": strings.Repeat("ab", 1<<18), "cfg": map[string]any{"max": 1 << 40}}
 	tests := []struct {
 		name, tpl string
 		loadErr   string // the parse error, or "" when the template loads
@@ -303,8 +303,10 @@ func TestLiquidRanges(t *testing.T) {
 		{name: "bounds through a variable", tpl: "{% assign m = cfg.max %}{{ (m..big) | uniq | size }}{{ (1..m) | uniq | size }}", want: "a range has more than 10000 values"},
 		{name: "range as filter argument", tpl: "{{ s | split: '' | concat: (0..big) | size }}", want: "a range has more than 10000 values"},
 		{name: "overflowing bounds from data", tpl: "{% assign lo = -9223372036854775807 %}{% assign hi = 9223372036854775807 %}{{ (lo..hi) | first }}", want: "a range has more than 10000 values"},
-		{name: "array doubling in a loop", tpl: "{% assign a = s | split: '' %}{% for i in (1..40) %}{% assign a = a | concat: a %}{% endfor %}", want: "a filter produced more than 1048576 values"},
+		{name: "array doubling in a loop", tpl: "{% assign a = 'ab' | split: '' %}{% for i in (1..40) %}{% assign a = a | concat: a %}{% endfor %}", want: "a filter produced more than 1048576 values"},
 		{name: "append chain", tpl: "{% assign t = 'abcdefgh' %}{% for i in (1..17) %}{% assign t = t | append: t %}{% endfor %}{{ t | append: t | append: t | size }}", want: "more than 1048576 bytes"},
+		{name: "slow loop body stops at the deadline", tpl: "{% assign a = s | append: s | split: '' %}{% for i in (1..255) %}{% assign b = a | sort %}{% endfor %}",
+			want: "ran too long"},
 		{name: "small range in output", tpl: "{{ (1..5) | reverse | join: ',' }}", want: "5,4,3,2,1", wantOut: true},
 		{name: "small range assigned", tpl: "{% assign a = (3..5) %}{{ a | first }}-{{ a | last }}", want: "3-5", wantOut: true},
 		{name: "largest literal range", tpl: "{{ (1..10000) | last }}", want: "10000", wantOut: true},
