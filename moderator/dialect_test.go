@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,10 @@ func TestDialectLoad(t *testing.T) {
 			wantErr: []string{"include is not supported"}},
 		{name: "v1 huge literal range refused", yaml: strings.Replace(v1Base, "{{ plan }}", "{% for i in (1..999999999) %}{% endfor %}", 1),
 			wantErr: []string{"has more than 10000 values"}},
+		{name: "v1 huge range in an output refused", yaml: strings.Replace(v1Base, "{{ plan }}", "{{ (1..10000000) | reverse | first }}", 1),
+			wantErr: []string{"edge planner.ready -> $END", "range (1..10000000) has more than 10000 values"}},
+		{name: "v1 integer literal beyond 64 bits refused", yaml: strings.Replace(v1Base, "{{ plan }}", "{{ 9227000000000000000 }}", 1),
+			wantErr: []string{"edge planner.ready -> $END", "value out of range"}},
 		{name: "no version but a new edge: read as version 1", yaml: strings.Replace(v1Base, "version: 1\n", "", 1), version: 1,
 			notes: []string{`v.yaml:11:3: no version key, but $START has a "new" edge and no "_" edge: read as version 1 (add ` + "`version: 1`" + ` to say so)`}},
 		{name: "v1 name differs from the file: a note", path: "planning.workflow.yaml", yaml: v1Base, version: 1,
@@ -267,6 +272,84 @@ func TestLiquidBounds(t *testing.T) {
 	}
 }
 
+// TestLiquidRanges: a range (a..b) is bounded wherever it appears, not only
+// in loops. A literal range of more than liquidMaxIterations values is
+// refused when the template loads; one with computed bounds fails when a
+// filter would make it an array. Either way fast and with little memory;
+// small ranges still work as in Liquid.
+func TestLiquidRanges(t *testing.T) {
+	data := map[string]any{"n": 10_000_000, "big": 1_000_000_000, "s": strings.Repeat("ab", 1<<18), "cfg": map[string]any{"max": 1 << 40}}
+	tests := []struct {
+		name, tpl string
+		loadErr   string // the parse error, or "" when the template loads
+		want      string // the render error, or the output when wantOut
+		wantOut   bool
+	}{
+		{name: "object reverse first", tpl: "{{ (1..10000000) | reverse | first }}", loadErr: "range (1..10000000) has more than 10000 values"},
+		{name: "assign reverse", tpl: "{% assign a = (1..10000000) | reverse %}", loadErr: "has more than 10000 values"},
+		{name: "billion range in output", tpl: "{{ (1..1000000000) | join: ',' }}", loadErr: "has more than 10000 values"},
+		{name: "if condition", tpl: "{% if (1..1000000000) contains 3 %}x{% endif %}", loadErr: "has more than 10000 values"},
+		{name: "elsif condition", tpl: "{% if s %}{% elsif (0..100000) %}x{% endif %}", loadErr: "has more than 10000 values"},
+		{name: "unless condition", tpl: "{% unless (0..100000) == s %}x{% endunless %}", loadErr: "has more than 10000 values"},
+		{name: "case and when", tpl: "{% case (1..99999) %}{% when 1 %}x{% endcase %}", loadErr: "has more than 10000 values"},
+		{name: "capture body", tpl: "{% capture c %}{{ (1..99999) | sort | last }}{% endcapture %}", loadErr: "has more than 10000 values"},
+		{name: "filter argument", tpl: "{{ s | split: '' | concat: (1..99999) }}", loadErr: "has more than 10000 values"},
+		{name: "overflowing literal bounds", tpl: "{{ (-9223372036854775808..9223372036854775807) | first }}", loadErr: "has more than 10000 values"},
+		{name: "integer literal beyond 64 bits", tpl: "{{ (1..9227000000000000000) | first }}", loadErr: "invalid template: strconv.ParseInt"},
+		{name: "commented out: not rendered", tpl: "{% comment %}{{ (1..99999) | reverse }}{% endcomment %}ok", want: "ok", wantOut: true},
+		{name: "bounds from data in output", tpl: "{{ (1..n) | reverse | first }}", want: "a range has more than 10000 values"},
+		{name: "bounds from data in assign", tpl: "{% assign a = (1..big) | reverse %}", want: "a range has more than 10000 values"},
+		{name: "bounds from a property", tpl: "{{ (0..cfg.max) | sort | last }}", want: "a range has more than 10000 values"},
+		{name: "bounds through a variable", tpl: "{% assign m = cfg.max %}{{ (m..big) | uniq | size }}{{ (1..m) | uniq | size }}", want: "a range has more than 10000 values"},
+		{name: "range as filter argument", tpl: "{{ s | split: '' | concat: (0..big) | size }}", want: "a range has more than 10000 values"},
+		{name: "overflowing bounds from data", tpl: "{% assign lo = -9223372036854775807 %}{% assign hi = 9223372036854775807 %}{{ (lo..hi) | first }}", want: "a range has more than 10000 values"},
+		{name: "array doubling in a loop", tpl: "{% assign a = 'ab' | split: '' %}{% for i in (1..40) %}{% assign a = a | concat: a %}{% endfor %}", want: "a filter produced more than 1048576 values"},
+		{name: "append chain", tpl: "{% assign t = 'abcdefgh' %}{% for i in (1..17) %}{% assign t = t | append: t %}{% endfor %}{{ t | append: t | append: t | size }}", want: "more than 1048576 bytes"},
+		{name: "slow loop body stops at the deadline", tpl: "{% assign a = s | append: s | split: '' %}{% for i in (1..255) %}{% assign b = a | sort %}{% endfor %}",
+			want: "ran too long"},
+		{name: "small range in output", tpl: "{{ (1..5) | reverse | join: ',' }}", want: "5,4,3,2,1", wantOut: true},
+		{name: "small range assigned", tpl: "{% assign a = (3..5) %}{{ a | first }}-{{ a | last }}", want: "3-5", wantOut: true},
+		{name: "largest literal range", tpl: "{{ (1..10000) | last }}", want: "10000", wantOut: true},
+		{name: "reversed range is empty", tpl: "{{ (5..1) | join: ',' }}|{{ (big..1) | reverse | size }}", want: "|0", wantOut: true},
+		{name: "small range from data", tpl: "{% assign m = 3 %}{{ (1..m) | join: '+' }}", want: "1+2+3", wantOut: true},
+		{name: "huge range in a loop is the tick's", tpl: "{% for i in (1..n) %}{% endfor %}", want: "ran too long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			defer func() {
+				runtime.ReadMemStats(&after)
+				// The unbounded versions took 381 MB and more.
+				if n := after.TotalAlloc - before.TotalAlloc; n > 128<<20 {
+					t.Errorf("allocated %d MB", n>>20)
+				}
+			}()
+			root, err := parseLiquid(tt.tpl)
+			if tt.loadErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.loadErr) {
+					t.Fatalf("parse error %v, want %q", err, tt.loadErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			out, err := renderLiquid(root, data, "", false)
+			switch {
+			case tt.wantOut && err != nil:
+				t.Fatalf("render: %v", err)
+			case tt.wantOut && out != tt.want:
+				t.Errorf("rendered %q, want %q", out, tt.want)
+			case !tt.wantOut && err == nil:
+				t.Fatalf("rendered %d bytes without an error", len(out))
+			case !tt.wantOut && err.Error() != tt.want && !strings.Contains(err.Error(), tt.want):
+				t.Errorf("error %q lacks %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // FuzzLoadDialect feeds version 1 documents (and damaged ones) to the
 // loader: it must never panic, finish quickly, and whatever loads must
 // route, resume and survive a Document round trip with its version.
@@ -327,6 +410,12 @@ func FuzzLiquid(f *testing.F) {
 		"{% tablerow x in files %}{{ x }}{% endtablerow %}",
 		"{% case branch %}{% when 'x' %}x{% else %}y{% endcase %}",
 		"{% uwfbudgettick %}{% include 'x' %}{% raw %}{{{% endraw %}",
+		"{{ (1..10000000) | reverse | first }}",
+		"{% assign a = (1..10000000) | reverse %}{{ a | size }}",
+		"{% assign m = 1000000000 %}{{ (1..m) | sort | last }}",
+		"{% if (1..5) contains 3 %}{{ (1..5) | reverse | join: ',' }}{% endif %}",
+		"{% assign a = branch | split: '' %}{% for i in (1..40) %}{% assign a = a | concat: a %}{% endfor %}",
+		"{{ (-9223372036854775808..9223372036854775807) | first }}{{ (5..1) | join }}",
 	} {
 		f.Add(seed, "fix/42-auth")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/osteele/liquid/parser"
 	"github.com/osteele/liquid/render"
 	"github.com/osteele/liquid/tags"
+	"github.com/osteele/liquid/values"
 )
 
 // Limits of a Liquid rendering. Liquid has no unbounded loop of its own,
@@ -48,6 +50,8 @@ var (
 	errLiquidTooLong  = fmt.Errorf("the template ran too long (more than %d loop iterations or %v)", liquidMaxIterations, liquidMaxTime)
 	errLiquidTooLarge = fmt.Errorf("the template produced more than %d bytes", liquidMaxOutput)
 	errNoInclude      = errors.New("include is not supported in edge templates: they never read files")
+	errLiquidRange    = fmt.Errorf("a range has more than %d values", liquidMaxIterations)
+	errLiquidTooMany  = fmt.Errorf("a filter produced more than %d values", liquidMaxOutput)
 )
 
 // liquidBudget is what one rendering may still spend.
@@ -58,7 +62,9 @@ type liquidBudget struct {
 
 func (b *liquidBudget) tick(bindings map[string]any) error {
 	b.iterations--
-	if b.iterations < 0 || (b.iterations%256 == 0 && time.Now().After(b.deadline)) {
+	// The clock is read every time (at most liquidMaxIterations reads): one
+	// iteration can cost a sort of a million values.
+	if b.iterations < 0 || time.Now().After(b.deadline) {
 		return errLiquidTooLong
 	}
 	// A capture or assign in a loop can double a string each time round:
@@ -81,7 +87,10 @@ func newLiquidBudget() *liquidBudget {
 // bounded, and the budget tick. It is built once and only read afterwards.
 var liquidConfig = sync.OnceValue(func() render.Config {
 	cfg := render.NewConfig()
-	filters.AddStandardFilters(&cfg)
+	// Every filter goes through boundedFilters, ours too: a range (a..b)
+	// costs nothing until a filter turns it into an array.
+	fd := boundedFilters{&cfg}
+	filters.AddStandardFilters(fd)
 	tags.AddStandardTags(cfg)
 	cfg.AddTag("include", func(string) (func(io.Writer, render.Context) error, error) {
 		return nil, errNoInclude
@@ -96,7 +105,7 @@ var liquidConfig = sync.OnceValue(func() render.Config {
 			return b.tick(ctx.Bindings())
 		}, nil
 	})
-	cfg.AddFilter("replace", func(s, old, repl string) (string, error) {
+	fd.AddFilter("replace", func(s, old, repl string) (string, error) {
 		n := strings.Count(s, old)
 		if old == "" {
 			n = len(s) + 1
@@ -106,7 +115,7 @@ var liquidConfig = sync.OnceValue(func() render.Config {
 		}
 		return strings.ReplaceAll(s, old, repl), nil
 	})
-	cfg.AddFilter("join", func(a []any, sep func(string) string) (string, error) {
+	fd.AddFilter("join", func(a []any, sep func(string) string) (string, error) {
 		glue := sep(" ")
 		var b strings.Builder
 		for i, x := range a {
@@ -124,6 +133,88 @@ var liquidConfig = sync.OnceValue(func() render.Config {
 	})
 	return cfg
 })
+
+// boundedFilters registers filters wrapped by boundFilter.
+type boundedFilters struct{ cfg *render.Config }
+
+func (d boundedFilters) AddFilter(name string, fn any) { d.cfg.AddFilter(name, boundFilter(fn)) }
+
+var (
+	anyType   = reflect.TypeFor[any]()
+	errorType = reflect.TypeFor[error]()
+)
+
+// boundFilter wraps a filter so that it refuses a range of more than
+// liquidMaxIterations values before the range becomes an array (Liquid
+// converts the arguments before the call: slice parameters become any in
+// the wrapper, which converts them itself), and refuses a result longer
+// than liquidMaxOutput bytes or values (concat can double an array each
+// time round a loop, append a string). Each filter call allocates at most
+// about twice the caps.
+func boundFilter(fn any) any {
+	fv := reflect.ValueOf(fn)
+	ft := fv.Type()
+	if ft.IsVariadic() || ft.NumOut() < 1 || ft.NumOut() > 2 || (ft.NumOut() == 2 && ft.Out(1) != errorType) {
+		return fn // no standard filter has this shape; Liquid decides
+	}
+	in := make([]reflect.Type, ft.NumIn())
+	for i := range in {
+		in[i] = ft.In(i)
+		if in[i].Kind() == reflect.Slice {
+			in[i] = anyType
+		}
+	}
+	wt := reflect.FuncOf(in, []reflect.Type{ft.Out(0), errorType}, false)
+	fail := func(err error) []reflect.Value {
+		return []reflect.Value{reflect.Zero(ft.Out(0)), reflect.ValueOf(&err).Elem()}
+	}
+	return reflect.MakeFunc(wt, func(args []reflect.Value) []reflect.Value {
+		call := make([]reflect.Value, len(args))
+		for i, a := range args {
+			call[i] = a
+			if in[i] == ft.In(i) {
+				continue
+			}
+			if a.IsNil() {
+				call[i] = reflect.Zero(ft.In(i))
+				continue
+			}
+			v := a.Interface()
+			if r, ok := v.(values.Range); ok {
+				// Len wraps around on huge bounds: rebuild the end.
+				lo, _ := r.Index(0).(int)
+				hi := lo + r.Len() - 1
+				if rangeTooLong(int64(lo), int64(hi)) {
+					return fail(errLiquidRange)
+				}
+				if hi < lo { // empty, as in Liquid (the library panics)
+					call[i] = reflect.MakeSlice(ft.In(i), 0, 0)
+					continue
+				}
+			}
+			c, err := values.Convert(v, ft.In(i))
+			if err != nil {
+				return fail(err)
+			}
+			call[i] = reflect.ValueOf(c)
+		}
+		out := fv.Call(call)
+		if len(out) == 2 && !out[1].IsNil() {
+			return out
+		}
+		r := out[0]
+		if r.Kind() == reflect.Interface && !r.IsNil() {
+			r = r.Elem()
+		}
+		switch {
+		case r.Kind() == reflect.String && r.Len() > liquidMaxOutput:
+			return fail(errLiquidTooLarge)
+		case r.Kind() == reflect.Slice && r.Len() > liquidMaxOutput:
+			return fail(errLiquidTooMany)
+		}
+		return []reflect.Value{out[0], reflect.Zero(errorType)}
+	}).Interface()
+}
 
 // liquidStrictConfig is liquidConfig that fails on undefined variables,
 // for checking templates against the previous role's schema.
@@ -168,8 +259,16 @@ var rangeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 
 // parseLiquid compiles a Liquid edge template and instruments it: every
 // loop and capture body charges the rendering's budget.
-func parseLiquid(tpl string) (render.Node, error) {
-	root, err := liquidConfig().Compile(tpl, parser.SourceLoc{})
+func parseLiquid(tpl string) (root render.Node, err error) {
+	defer func() {
+		// The expression lexer panics on an integer literal that does
+		// not fit 64 bits ({{ 9227000000000000000 }}): a hostile template
+		// must not take the process.
+		if r := recover(); r != nil {
+			root, err = nil, fmt.Errorf("invalid template: %v", r)
+		}
+	}()
+	root, err = liquidConfig().Compile(tpl, parser.SourceLoc{})
 	if err != nil {
 		return nil, liquidError(err)
 	}
@@ -180,7 +279,11 @@ func parseLiquid(tpl string) (render.Node, error) {
 }
 
 // instrument splices the tick into loop and capture bodies and refuses
-// what can never be rendered: include, and loops nested deeper than 4.
+// what can never be rendered: include, loops nested deeper than 4, and
+// literal ranges of more than liquidMaxIterations values wherever they
+// are (outputs, assign, conditions, loops). Ranges with variable bounds
+// are bounded at render time: by the tick in a loop, by boundFilter when
+// a filter would make them an array.
 func instrument(n render.Node, depth int) error {
 	switch x := n.(type) {
 	case *render.SeqNode:
@@ -189,16 +292,23 @@ func instrument(n render.Node, depth int) error {
 				return err
 			}
 		}
+	case *render.ObjectNode:
+		return checkRanges(x.Args)
+	case *render.TagNode:
+		return checkRanges(x.Args)
 	case *render.BlockNode:
+		if x.Name == "comment" {
+			return nil // never rendered
+		}
+		if err := checkRanges(x.Args); err != nil {
+			return err
+		}
 		inner := depth
 		switch x.Name {
 		case "for", "tablerow":
 			inner++
 			if inner > 4 {
 				return errors.New("loops are nested more than 4 deep")
-			}
-			if err := checkRanges(x.Args); err != nil {
-				return err
 			}
 			x.Body = append([]render.Node{tickNode()}, x.Body...)
 		case "capture":
@@ -219,16 +329,22 @@ func instrument(n render.Node, depth int) error {
 }
 
 // checkRanges accepts literal ranges of at most liquidMaxIterations
-// values; other ranges are bounded by the budget at render time.
+// values; other ranges are bounded at render time (see instrument).
 func checkRanges(args string) error {
 	for _, m := range rangeRE().FindAllStringSubmatch(args, -1) {
 		lo, err1 := strconv.ParseInt(strings.TrimSpace(m[1]), 10, 64)
 		hi, err2 := strconv.ParseInt(strings.TrimSpace(m[2]), 10, 64)
-		if err1 == nil && err2 == nil && hi-lo >= liquidMaxIterations {
+		if err1 == nil && err2 == nil && rangeTooLong(lo, hi) {
 			return fmt.Errorf("range %s has more than %d values", strings.TrimSpace(m[0]), liquidMaxIterations)
 		}
 	}
 	return nil
+}
+
+// rangeTooLong tells whether the range (lo..hi) has more than
+// liquidMaxIterations values, without overflowing.
+func rangeTooLong(lo, hi int64) bool {
+	return hi >= lo && uint64(hi)-uint64(lo) >= liquidMaxIterations
 }
 
 // liquidError flattens a Liquid error into one line without its location
@@ -301,7 +417,7 @@ func renderLiquidRaw(root render.Node, data map[string]any, body string, strict 
 }
 
 func liquidRenderError(err render.Error) error {
-	for _, sentinel := range []error{errLiquidTooLong, errLiquidTooLarge, errNoInclude} {
+	for _, sentinel := range []error{errLiquidTooLong, errLiquidTooLarge, errLiquidRange, errLiquidTooMany, errNoInclude} {
 		if errors.Is(err.Cause(), sentinel) || strings.Contains(err.Error(), sentinel.Error()) {
 			return sentinel
 		}
