@@ -89,7 +89,11 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 		if i >= MaxChildSteps {
 			return nil, fmt.Errorf("%s ran %d steps without completing", label, MaxChildSteps)
 		}
-		_, err = e.Step(ctx, child.ID, StepOptions{Agent: opts.Agent, Rerun: opts.Rerun, Resume: resume, ResumePrompt: opts.ResumePrompt})
+		_, err = e.Step(ctx, child.ID, StepOptions{Agent: opts.Agent, Rerun: opts.Rerun, Resume: resume, ResumePrompt: opts.ResumePrompt,
+			// The consent to run outside the work tree carries over (the
+			// child recorded this step's directory); Cwd does not: the
+			// child steps in its own recorded directory.
+			OutsideWorktree: opts.OutsideWorktree})
 		if err != nil {
 			if errors.Is(err, ErrSuspended) || errors.Is(err, chain.ErrBusy) {
 				return nil, err
