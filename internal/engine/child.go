@@ -12,9 +12,23 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 )
 
-// childChainKey carries, in the context of a child's steps, the names of
-// the workflows running around it.
+// childChainKey carries, in the context of a child's steps, the
+// childChain running around it.
 type childChainKey struct{}
+
+// childChain is what runs around a child thread's steps, outermost first:
+// the workflows (a workflow never runs inside itself) and the threads
+// (cancelling any of them stops the child's agent, see kill.go).
+type childChain struct {
+	workflows []string
+	threads   []chain.ThreadID
+}
+
+// ancestors returns the ids of the threads running around ctx's step.
+func ancestors(ctx context.Context) []chain.ThreadID {
+	cc, _ := ctx.Value(childChainKey{}).(childChain)
+	return cc.threads
+}
 
 // MaxChildSteps bounds the steps of one child thread (a role played by a
 // workflow), against child workflows that loop forever.
@@ -43,12 +57,14 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 	}
 	// Registration refuses cycles, but a workflow registered later may
 	// close one: never run a workflow inside itself.
-	outer, _ := ctx.Value(childChainKey{}).([]string)
+	cc, _ := ctx.Value(childChainKey{}).(childChain)
+	outer := cc.workflows
 	if slices.Contains(outer, wf.Name) || wf.Name == t.Workflow.Name {
 		return nil, fmt.Errorf("role %q of thread %s is played by workflow %q, which is already running around it (%s → %s): a workflow cannot play a role of itself",
 			p.role, t.ID, wf.Name, strings.Join(append(slices.Clone(outer), t.Workflow.Name), " → "), wf.Name)
 	}
-	ctx = context.WithValue(ctx, childChainKey{}, append(slices.Clone(outer), t.Workflow.Name))
+	ctx = context.WithValue(ctx, childChainKey{}, childChain{workflows: append(slices.Clone(outer), t.Workflow.Name),
+		threads: append(slices.Clone(cc.threads), t.ID)})
 	dir, err := e.stepDir(t, p, opts)
 	if err != nil {
 		return nil, err
@@ -77,8 +93,15 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 		}
 		switch st.Status {
 		case chain.StatusCompleted:
+			// Cancelled while the child finished: append nothing.
+			if err := e.checkKill(ctx, t); err != nil {
+				return nil, err
+			}
 			return e.appendChild(ctx, t, p, ct, started, cwd)
 		case chain.StatusCancelled:
+			if err := e.checkKill(ctx, t); err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s was cancelled: role %q cannot complete (cancel %s too, or fork it from before that step)", label, p.role, t.ID)
 		case chain.StatusSuspended:
 			if !resume {
@@ -95,6 +118,11 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 			// child steps in its own recorded directory.
 			OutsideWorktree: opts.OutsideWorktree})
 		if err != nil {
+			// The child's step cancels the child when a kill flag around
+			// it is up (see checkKill); this thread records its own.
+			if kerr := e.checkKill(ctx, t); kerr != nil {
+				return nil, kerr
+			}
 			if errors.Is(err, ErrSuspended) || errors.Is(err, chain.ErrBusy) {
 				return nil, err
 			}

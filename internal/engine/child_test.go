@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
@@ -102,6 +104,58 @@ func TestChildOutsideWorktree(t *testing.T) {
 		child := childOf(t, fx, id)
 		if child.Start.Cwd != outside || child.Head.Step == nil || child.Head.Step.Cwd != outside {
 			t.Errorf("child recorded %q and stepped in %+v, want %q", child.Start.Cwd, child.Head.Step, outside)
+		}
+	}
+}
+
+// TestCancelParentStopsChild: thread cancel raises only the parent's kill
+// flag; the child's agent, watching its ancestors' flags too, is stopped,
+// and both the child and the parent end in a cancel commit, whether the
+// flag goes up while the child's agent runs or before the child steps.
+func TestCancelParentStopsChild(t *testing.T) {
+	for _, during := range []bool{true, false} {
+		ctx := context.Background()
+		fx := newFixture(t)
+		kill := engine.NewKillFlags(fx.repo)
+		fx.eng.Kill = kill
+		id := newParent(t, fx, ".")
+		if during {
+			go func() {
+				time.Sleep(500 * time.Millisecond)
+				_ = kill.Raise(id, "stop it")
+			}()
+		} else {
+			// The child exists (a retry), the flag is up before it steps.
+			parent := headOf(t, fx, id)
+			info, err := fx.repo.FindWorkflow(ctx, "kid")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fx.repo.StartChild(ctx, parent, "fix", info, "Fix the build.", "."); err != nil {
+				t.Fatal(err)
+			}
+			if err := kill.Raise(id, "stop it"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		kid := chain.ChildID(id, headOf(t, fx, id).Head, "fix")
+		began := time.Now()
+		_, err := fx.eng.Step(ctx, id, engine.StepOptions{Agent: agent("hang", nil)})
+		var ce *engine.CancelledError
+		if !errors.As(err, &ce) || ce.Thread != id || ce.Reason != "stop it" {
+			t.Fatalf("during=%v: Step = %v, want the parent's CancelledError", during, err)
+		}
+		if took := time.Since(began); took > 15*time.Second {
+			t.Errorf("during=%v: the child's agent was not stopped: the step took %s", during, took)
+		}
+		if th := headOf(t, fx, id); th.Head.Kind != chain.KindCancel || th.Head.Commit != ce.Commit {
+			t.Errorf("during=%v: parent head is a %s commit, want the cancel commit %s", during, th.Head.Kind, ce.Commit)
+		}
+		if th := headOf(t, fx, kid); th.Head.Kind != chain.KindCancel {
+			t.Errorf("during=%v: child head is a %s commit, want a cancel commit", during, th.Head.Kind)
+		}
+		if _, up := kill.Raised(id); up {
+			t.Errorf("during=%v: the parent's kill flag is still raised", during)
 		}
 	}
 }
