@@ -152,6 +152,11 @@ func (e *Engine) appendChild(ctx context.Context, t *chain.Thread, p plan, child
 		fe := &StepFailedError{Thread: t.ID, Role: p.role, Agent: "workflow " + child.Workflow.Name, Phase: phase, Err: err}
 		a := chain.Attempt{Role: p.role, Agent: fe.Agent, Error: err.Error(), Phase: phase,
 			StartedAtMs: started.UnixMilli(), CompletedAtMs: time.Now().UnixMilli(), ExitCode: -1}
+		// The error quotes the child's output (schema errors name its
+		// keys): scrub it as any attempt's evidence.
+		if red := e.redactor(); red != nil {
+			a.Error, _ = red.Redact(a.Error)
+		}
 		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		if commit, rerr := e.Repo.RecordAttempt(recordCtx, t, a); rerr == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +158,51 @@ func TestCancelParentStopsChild(t *testing.T) {
 		if _, up := kill.Raised(id); up {
 			t.Errorf("during=%v: the parent's kill flag is still raised", during)
 		}
+	}
+}
+
+// TestChildAttemptRedacted: a child whose last output does not fit the
+// parent's role fails the parent step with an attempt, and the secret the
+// error quotes (here a key the role does not allow) is redacted in it.
+func TestChildAttemptRedacted(t *testing.T) {
+	ctx := context.Background()
+	const gh = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	fx := newFixture(t)
+	strict := strings.Replace(parentYAML, "      required: [$status]\ngraph:", "      required: [$status]\n      additionalProperties: false\ngraph:", 1)
+	strict = strings.Replace(strict, "name: parent", "name: strict", 1)
+	newParent(t, fx, ".") // registers kid
+	info, _, err := fx.repo.RegisterWorkflow(ctx, chaintest.Workflow(t, "strict", strict))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := fx.repo.StartThread(ctx, info, "the build", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The child's step is written by hand (no agent's redaction): its
+	// output has a key that looks like a token.
+	kid, err := fx.repo.FindWorkflow(ctx, "kid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := fx.repo.StartChild(ctx, th, "fix", kid, "Fix the build.", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chaintest.Step(t, fx.repo, child.ID, "worker", map[string]any{"$status": "done", gh: "x"}, "done")
+	_, err = fx.eng.Step(ctx, th.ID, engine.StepOptions{Agent: agent("script", childScript)})
+	var fe *engine.StepFailedError
+	if !errors.As(err, &fe) || fe.Attempt.IsZero() {
+		t.Fatalf("Step = %v, want a failed step with an attempt", err)
+	}
+	if !strings.Contains(err.Error(), gh) {
+		t.Fatalf("the schema error does not quote the key, so this test shows nothing: %v", err)
+	}
+	attempts, err := fx.repo.Attempts(ctx, headOf(t, fx, th.ID), true)
+	if err != nil || len(attempts) != 1 {
+		t.Fatalf("attempts: %v, %v", attempts, err)
+	}
+	if msg := attempts[0].Node.Error; strings.Contains(msg, gh) || !strings.Contains(msg, "[REDACTED") {
+		t.Errorf("the attempt's error is not redacted: %s", msg)
 	}
 }
