@@ -126,6 +126,9 @@ type ChildStep struct {
 	Cwd        string
 	// StartedAtMs and CompletedAtMs bound the child's run.
 	StartedAtMs, CompletedAtMs int64
+	// Trailers are added to the step commit (the code commits, see
+	// StepCodeTrailers).
+	Trailers []Trailer
 }
 
 // ErrChildOutput means a child's last output does not fit the parent
@@ -164,7 +167,7 @@ func (r *Repo) AppendChildStep(ctx context.Context, t *Thread, cs ChildStep) (*E
 	if err != nil {
 		return nil, fmt.Errorf("store the step of child %s: %w", cs.Child.ID, err)
 	}
-	return r.AppendStep(ctx, t, ref, AppendOptions{ExpectedRole: cs.Role, Body: cs.Body, Child: cs.Child.ID})
+	return r.AppendStep(ctx, t, ref, AppendOptions{ExpectedRole: cs.Role, Body: cs.Body, Child: cs.Child.ID, Trailers: cs.Trailers})
 }
 
 // Children lists the child threads named by the steps of t's chain, oldest

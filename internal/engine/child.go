@@ -76,6 +76,7 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 		return nil, fmt.Errorf("child of thread %s: %w", t.ID, err)
 	}
 	started := time.Now()
+	codeBefore := codeHead(ctx, dir)
 	child, err := e.Repo.StartChild(ctx, t, p.role, wf, p.prompt, cwd)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,8 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 			if err := e.checkKill(ctx, t); err != nil {
 				return nil, err
 			}
-			return e.appendChild(ctx, t, p, ct, started, cwd)
+			return e.appendChild(ctx, t, p, ct, started, cwd,
+				chain.StepCodeTrailers(codeBefore, codeHead(ctx, dir)))
 		case chain.StatusCancelled:
 			if err := e.checkKill(ctx, t); err != nil {
 				return nil, err
@@ -133,7 +135,8 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 }
 
 // appendChild appends the parent step of a completed child thread.
-func (e *Engine) appendChild(ctx context.Context, t *chain.Thread, p plan, child *chain.Thread, started time.Time, cwd string) (*Result, error) {
+// The step commit records the code commits around the child's run (code).
+func (e *Engine) appendChild(ctx context.Context, t *chain.Thread, p plan, child *chain.Thread, started time.Time, cwd string, code []chain.Trailer) (*Result, error) {
 	if child.Head.Step == nil {
 		return nil, fmt.Errorf("child thread %s completed without a step", child.ID)
 	}
@@ -143,7 +146,7 @@ func (e *Engine) appendChild(ctx context.Context, t *chain.Thread, p plan, child
 	}
 	body, _ := e.Repo.Text(child.Head, child.Head.Step.Body)
 	entry, err := e.Repo.AppendChildStep(ctx, t, chain.ChildStep{Role: p.role, Child: child, Output: out, Body: body,
-		EdgePrompt: p.prompt, Cwd: cwd, StartedAtMs: started.UnixMilli(), CompletedAtMs: time.Now().UnixMilli()})
+		EdgePrompt: p.prompt, Cwd: cwd, StartedAtMs: started.UnixMilli(), CompletedAtMs: time.Now().UnixMilli(), Trailers: code})
 	if err != nil {
 		phase := "append"
 		if errors.Is(err, chain.ErrChildOutput) || errors.Is(err, chain.ErrBadStep) {

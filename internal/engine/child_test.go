@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -204,5 +205,52 @@ func TestChildAttemptRedacted(t *testing.T) {
 	}
 	if msg := attempts[0].Node.Error; strings.Contains(msg, gh) || !strings.Contains(msg, "[REDACTED") {
 		t.Errorf("the attempt's error is not redacted: %s", msg)
+	}
+}
+
+// TestCodeTrailersOnReusedAndChildSteps: a step played by a child thread
+// and a step reused from a failed attempt record the code commit (Uwf-Code)
+// like a step whose agent ran.
+func TestCodeTrailersOnReusedAndChildSteps(t *testing.T) {
+	for _, kind := range []string{"child", "reused"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			fx := newFixture(t)
+			chaintest.Git(t, fx.dir, "commit", "-q", "--allow-empty", "-m", "code")
+			code := strings.TrimSpace(chaintest.Git(t, fx.dir, "rev-parse", "HEAD"))
+			id := fx.id
+			if kind == "child" {
+				id = newParent(t, fx, ".")
+				if _, err := fx.eng.Step(ctx, id, engine.StepOptions{Agent: agent("script", childScript)}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				lock := filepath.Join(fx.repo.Info.CommonDir, "refs", "uwf", "threads", string(id)+".lock")
+				if err := os.WriteFile(lock, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				future := time.Now().Add(time.Hour)
+				if err := os.Chtimes(lock, future, future); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := fx.eng.Step(ctx, id, engine.StepOptions{Agent: agent("script", loopScript)}); err == nil {
+					t.Fatal("the step appended with the ref locked")
+				}
+				if err := os.Remove(lock); err != nil {
+					t.Fatal(err)
+				}
+				res, err := fx.eng.Step(ctx, id, engine.StepOptions{Agent: agent("exit3", nil)})
+				if err != nil || res.ReusedAttempt == "" {
+					t.Fatalf("retry = %v, %v; want the kept step reused", res, err)
+				}
+			}
+			before, _, err := fx.repo.StepCode(headOf(t, fx, id).Head.Commit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if before != code {
+				t.Errorf("the %s step records Uwf-Code %q, want %s", kind, before, code)
+			}
+		})
 	}
 }
