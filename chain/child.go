@@ -52,16 +52,49 @@ func (r *Repo) StartChild(ctx context.Context, parent *Thread, role string, wf *
 		return nil, err
 	}
 	if !tip.IsZero() {
-		return r.Thread(ctx, id)
+		return r.adoptChild(ctx, id, parent, role, wf)
 	}
 	link := Trailer{"Uwf-Parent", string(parent.ID) + " " + parent.Head.Commit.String() + " " + role}
 	t, err := r.startThread(ctx, wf, prompt, cwd, id, link)
 	if err != nil {
 		// Someone else started it first: use theirs.
 		if tip, rerr := r.resolveRef(id.Ref()); rerr == nil && !tip.IsZero() {
-			return r.Thread(ctx, id)
+			return r.adoptChild(ctx, id, parent, role, wf)
 		}
 		return nil, fmt.Errorf("start child thread of %s for role %q: %w", parent.ID, role, err)
+	}
+	return t, nil
+}
+
+// ErrForeignChild means the thread at a child's id was not started for
+// that parent step: its Uwf-Parent link or its workflow differ.
+var ErrForeignChild = errors.New("the thread at the child's id is not this step's child")
+
+// adoptChild returns the existing thread id as the child playing role on
+// parent's head, after checking that it is one: its start commit links to
+// this parent thread, head and role, and it runs workflow wf. The id is
+// predictable, so fetched data may have put anything there, even a
+// finished thread whose output would become the parent's step.
+func (r *Repo) adoptChild(ctx context.Context, id ThreadID, parent *Thread, role string, wf *WorkflowInfo) (*Thread, error) {
+	t, err := r.Thread(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	link, err := r.Parent(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	want := ParentLink{Thread: parent.ID, Head: parent.Head.Commit.String(), Role: role}
+	switch {
+	case link == nil:
+		return nil, fmt.Errorf("%w: thread %s has no Uwf-Parent link, want %s %s %s; no agent was started (remove that ref if it is not yours)",
+			ErrForeignChild, id, want.Thread, want.Head, want.Role)
+	case *link != want:
+		return nil, fmt.Errorf("%w: thread %s links to %s %s %s, want %s %s %s; no agent was started (remove that ref if it is not yours)",
+			ErrForeignChild, id, link.Thread, link.Head, link.Role, want.Thread, want.Head, want.Role)
+	case t.Workflow.Name != wf.Name:
+		return nil, fmt.Errorf("%w: thread %s runs workflow %s, want %s for role %q of %s; no agent was started (remove that ref if it is not yours)",
+			ErrForeignChild, id, t.Workflow.Name, wf.Name, role, parent.ID)
 	}
 	return t, nil
 }
@@ -93,6 +126,9 @@ type ChildStep struct {
 	Cwd        string
 	// StartedAtMs and CompletedAtMs bound the child's run.
 	StartedAtMs, CompletedAtMs int64
+	// Trailers are added to the step commit (the code commits, see
+	// StepCodeTrailers).
+	Trailers []Trailer
 }
 
 // ErrChildOutput means a child's last output does not fit the parent
@@ -131,7 +167,7 @@ func (r *Repo) AppendChildStep(ctx context.Context, t *Thread, cs ChildStep) (*E
 	if err != nil {
 		return nil, fmt.Errorf("store the step of child %s: %w", cs.Child.ID, err)
 	}
-	return r.AppendStep(ctx, t, ref, AppendOptions{ExpectedRole: cs.Role, Body: cs.Body, Child: cs.Child.ID})
+	return r.AppendStep(ctx, t, ref, AppendOptions{ExpectedRole: cs.Role, Body: cs.Body, Child: cs.Child.ID, Trailers: cs.Trailers})
 }
 
 // Children lists the child threads named by the steps of t's chain, oldest

@@ -187,7 +187,7 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 		return e.runChild(ctx, t, p, name, opts)
 	}
 	if !opts.Rerun && !p.resumed {
-		if res, err := e.reuse(ctx, t, p); res != nil || err != nil {
+		if res, err := e.reuse(ctx, t, p, opts); res != nil || err != nil {
 			return res, err
 		}
 	}

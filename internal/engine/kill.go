@@ -78,13 +78,25 @@ func (e *CancelledError) Error() string {
 	return fmt.Sprintf("thread %s was cancelled while stepping (%s); the step was discarded", e.Thread, e.Reason)
 }
 
-// checkKill ends the thread with a cancel commit when its kill flag is up.
-// The caller holds the thread lock.
+// checkKill ends the thread with a cancel commit when its kill flag is up,
+// or the flag of a thread running around it (a child's parent; ctx says
+// which): the ancestor's own flag stays up for its step to see. The caller
+// holds the thread lock.
 func (e *Engine) checkKill(ctx context.Context, t *chain.Thread) error {
 	if e.Kill == nil {
 		return nil
 	}
-	reason, ok := e.Kill.Raised(t.ID)
+	reason, own := e.Kill.Raised(t.ID)
+	ok := own
+	for _, id := range ancestors(ctx) {
+		if ok {
+			break
+		}
+		var r string
+		if r, ok = e.Kill.Raised(id); ok {
+			reason = "parent thread " + string(id) + " was cancelled: " + r
+		}
+	}
 	if !ok {
 		return nil
 	}
@@ -106,18 +118,22 @@ func (e *Engine) checkKill(ctx context.Context, t *chain.Thread) error {
 	} else {
 		ce.Commit = fresh.Head.Commit
 	}
-	if err := e.Kill.Clear(t.ID); err != nil {
-		return err
+	if own {
+		if err := e.Kill.Clear(t.ID); err != nil {
+			return err
+		}
 	}
 	return ce
 }
 
-// watchKill returns a context that is cancelled when the thread's kill
-// flag goes up, and the function that stops watching.
+// watchKill returns a context that is cancelled when the kill flag of the
+// thread, or of a thread running around it (ctx says which), goes up, and
+// the function that stops watching.
 func (e *Engine) watchKill(ctx context.Context, id chain.ThreadID) (context.Context, func()) {
 	if e.Kill == nil {
 		return ctx, func() {}
 	}
+	ids := append([]chain.ThreadID{id}, ancestors(ctx)...)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -130,9 +146,11 @@ func (e *Engine) watchKill(ctx context.Context, id chain.ThreadID) (context.Cont
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				if _, ok := e.Kill.Raised(id); ok {
-					cancel()
-					return
+				for _, id := range ids {
+					if _, ok := e.Kill.Raised(id); ok {
+						cancel()
+						return
+					}
 				}
 			}
 		}

@@ -19,7 +19,10 @@ import (
 // retries at once cannot both append it.
 //
 // It returns nil, nil when there is nothing to reuse.
-func (e *Engine) reuse(ctx context.Context, t *chain.Thread, p plan) (*Result, error) {
+//
+// The step commit records, as Uwf-Code, the code commit of the step's
+// directory now (the agent's run is over: what it ran on is not known).
+func (e *Engine) reuse(ctx context.Context, t *chain.Thread, p plan, opts StepOptions) (*Result, error) {
 	attempts, err := e.Repo.Attempts(ctx, t, true)
 	if err != nil {
 		return nil, err
@@ -43,8 +46,12 @@ func (e *Engine) reuse(ctx context.Context, t *chain.Thread, p plan) (*Result, e
 		stop = e.Progress(fmt.Sprintf("%s · reusing step %s of failed attempt %s (the agent is not run again; --rerun runs it)",
 			p.role, n.Alias, found.Commit.String()[:12]))
 	}
+	code := ""
+	if dir, err := e.stepDir(t, p, opts); err == nil {
+		code = codeHead(ctx, dir)
+	}
 	entry, err := e.Repo.AppendStep(ctx, t, objects.Ref{Alias: n.Alias, OID: n.OID},
-		chain.AppendOptions{ExpectedRole: p.role, ReusedAttempt: found.Commit.String()})
+		chain.AppendOptions{ExpectedRole: p.role, ReusedAttempt: found.Commit.String(), Trailers: chain.StepCodeTrailers(code, "")})
 	if errors.Is(err, chain.ErrBadStep) {
 		stop("not reusable")
 		return nil, nil
