@@ -378,3 +378,43 @@ func TestStepAllInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundStartsAtOnce: of two --background starts of one thread at
+// the same moment, one starts the step and the other is refused as busy.
+func TestBackgroundStartsAtOnce(t *testing.T) {
+	fl := newFleet(t)
+	id := fl.start("twice")
+	type result struct {
+		errs string
+		code int
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			_, errs, code := fl.run([]string{"SLEEP=2"}, "git-uwf", "thread", "step", id, "--background", "--agent", fl.agent)
+			results <- result{errs, code}
+		}()
+	}
+	var started, busy int
+	for range 2 {
+		r := <-results
+		switch r.code {
+		case 0:
+			started++
+		case 75:
+			busy++
+			if !strings.Contains(r.errs, "busy") {
+				t.Errorf("refused start says %q", r.errs)
+			}
+		default:
+			t.Errorf("--background: exit %d %s", r.code, r.errs)
+		}
+	}
+	fl.uwf("thread", "join", id)
+	if started != 1 || busy != 1 {
+		t.Errorf("%d started and %d refused as busy, want 1 and 1", started, busy)
+	}
+	if th := fl.show(id); th.Steps != 1 {
+		t.Errorf("after join: %+v, want 1 step", th)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
 
@@ -44,6 +46,20 @@ func NewBackgrounds(uwfDir string) *Backgrounds {
 
 func (b *Backgrounds) recordPath(thread string) string {
 	return filepath.Join(b.Dir, thread+".json")
+}
+
+// Lock takes the thread's background lock, waiting for another holder:
+// whoever holds it may check for a running background step and record a
+// new one without another start slipping in between. unlock releases it.
+func (b *Backgrounds) Lock(thread string) (unlock func(), err error) {
+	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("background step: %w", err)
+	}
+	l := flock.New(filepath.Join(b.Dir, thread+".lock"))
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("lock the background record of thread %s: %w", thread, err)
+	}
+	return func() { _ = l.Unlock() }, nil
 }
 
 // Paths returns the log and outcome files for a new background step.

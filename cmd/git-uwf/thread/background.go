@@ -39,6 +39,13 @@ func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 		return err
 	}
 	bg := scheduler.NewBackgrounds(repo.UwfDir())
+	// Checking for a running step and recording the new one is one step:
+	// two starts at once would otherwise both see none and both start.
+	unlock, err := bg.Lock(string(id))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if rec, err := bg.Load(string(id)); err == nil && rec.Alive() {
 		if o, _ := rec.ReadOutcome(); o == nil {
 			return busyExit(&chain.BusyError{Thread: id, PID: rec.PID})
