@@ -417,4 +417,23 @@ func TestBackgroundStartsAtOnce(t *testing.T) {
 	if th := fl.show(id); th.Steps != 1 {
 		t.Errorf("after join: %+v, want 1 step", th)
 	}
+
+	// The logs hold the agent's unredacted stderr: only the owner reads
+	// them. thread remove deletes them and the background records.
+	uwf := filepath.Join(fl.dir, ".git", "uwf")
+	logs, _ := filepath.Glob(filepath.Join(uwf, "background", id+"-*.log"))
+	logs = append(logs, filepath.Join(uwf, "logs", id+".log"))
+	for _, p := range logs {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("log %s: %v, want mode 0600 (err %v)", p, fi, err)
+		}
+	}
+	fl.uwf("thread", "remove", id)
+	left, _ := filepath.Glob(filepath.Join(uwf, "background", id+"*"))
+	if _, err := os.Stat(filepath.Join(uwf, "logs", id+".log")); err == nil {
+		left = append(left, "logs/"+id+".log")
+	}
+	if len(left) > 0 {
+		t.Errorf("thread remove left %q", left)
+	}
 }

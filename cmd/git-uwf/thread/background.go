@@ -59,12 +59,17 @@ func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 	if err != nil {
 		return err
 	}
+	// Keep the last few runs' logs and outcomes, and this one's.
+	if err := bg.Prune(string(id), scheduler.KeepRuns-1); err != nil {
+		return err
+	}
 	logPath, outcome, err := bg.Paths(string(id), f.Now())
 	if err != nil {
 		return err
 	}
 	args := backgroundArgv(stepOptionsOf(c), string(id), outcome)
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// Only the owner reads it: it holds the agent's unredacted stderr.
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("background step log: %w", err)
 	}
