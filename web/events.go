@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/steplog"
@@ -64,18 +65,28 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(s.opts.Poll)
 	defer tick.Stop()
 	quiet := 0
+	// pending is the start of a UTF-8 character cut at the end of the last
+	// chunk read: it is sent with the rest of the character, since JSON
+	// would turn each half into U+FFFD.
+	var pending []byte
 	for {
 		sent := false
 		if follower != nil {
 			for range 16 { // at most 1 MiB per tick
 				b, err := follower.Read(64 << 10)
 				if errors.Is(err, steplog.ErrReplaced) {
+					pending = nil
 					fmt.Fprint(w, "event: logreset\ndata: {}\n\n")
 					sent = true
 					continue
 				}
 				if err != nil || len(b) == 0 {
 					break
+				}
+				b, tail := completeRunes(append(pending, b...))
+				pending = append([]byte(nil), tail...)
+				if len(b) == 0 {
+					continue
 				}
 				fmt.Fprintf(w, "event: log\ndata: %s\n\n", jsonString(string(b)))
 				sent = true
@@ -122,6 +133,21 @@ func (s *Server) fingerprint(ctx context.Context) (uint64, error) {
 		return nil
 	})
 	return h.Sum64(), err
+}
+
+// completeRunes splits b before an incomplete UTF-8 sequence at its end
+// (the start of a character whose other bytes are still to be read).
+// Invalid bytes are not held back: they could never be completed.
+func completeRunes(b []byte) (complete, tail []byte) {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i], b[len(b)-i:]
+			}
+			break
+		}
+	}
+	return b, nil
 }
 
 func jsonString(s string) string {

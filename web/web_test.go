@@ -3,6 +3,7 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -187,5 +188,48 @@ func TestEventsRejectsBadThread(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusBadRequest {
 		t.Fatalf("status %d, want 400", res.StatusCode)
+	}
+}
+
+// TestEventsKeepMultibyteCharacters: a log larger than one 64 KiB chunk,
+// with characters of two, three and four bytes straddling the chunk
+// boundaries, arrives as log events that join to exactly what was written
+// (no U+FFFD from a character cut in two).
+func TestEventsKeepMultibyteCharacters(t *testing.T) {
+	f := newFixture(t)
+	repo := chaintest.Open(t, f.dir)
+	ts := newServer(t, f.dir, web.Options{Poll: 20 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/events?t="+f.idle, nil)
+	res, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	r := bufio.NewReader(res.Body)
+
+	// 65535 bytes, then a 4-byte character across the first boundary;
+	// the second boundary falls one byte into a 3-byte character.
+	content := strings.Repeat("a", 65535) + "😀" + strings.Repeat("€", 30000) + strings.Repeat("é", 40000) + "end\n"
+	log, err := steplog.Create(repo.UwfDir(), f.idle, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(log, content); err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	var got strings.Builder
+	for got.Len() < len(content) {
+		var chunk string
+		if err := json.Unmarshal([]byte(nextEvent(t, r, "log")), &chunk); err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString(chunk)
+	}
+	if got.String() != content {
+		t.Errorf("log events joined differ from the log: %d bytes, %d replacement characters",
+			got.Len(), strings.Count(got.String(), "\uFFFD"))
 	}
 }

@@ -378,3 +378,62 @@ func TestStepAllInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundStartsAtOnce: of two --background starts of one thread at
+// the same moment, one starts the step and the other is refused as busy.
+func TestBackgroundStartsAtOnce(t *testing.T) {
+	fl := newFleet(t)
+	id := fl.start("twice")
+	type result struct {
+		errs string
+		code int
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			_, errs, code := fl.run([]string{"SLEEP=2"}, "git-uwf", "thread", "step", id, "--background", "--agent", fl.agent)
+			results <- result{errs, code}
+		}()
+	}
+	var started, busy int
+	for range 2 {
+		r := <-results
+		switch r.code {
+		case 0:
+			started++
+		case 75:
+			busy++
+			if !strings.Contains(r.errs, "busy") {
+				t.Errorf("refused start says %q", r.errs)
+			}
+		default:
+			t.Errorf("--background: exit %d %s", r.code, r.errs)
+		}
+	}
+	fl.uwf("thread", "join", id)
+	if started != 1 || busy != 1 {
+		t.Errorf("%d started and %d refused as busy, want 1 and 1", started, busy)
+	}
+	if th := fl.show(id); th.Steps != 1 {
+		t.Errorf("after join: %+v, want 1 step", th)
+	}
+
+	// The logs hold the agent's unredacted stderr: only the owner reads
+	// them. thread remove deletes them and the background records.
+	uwf := filepath.Join(fl.dir, ".git", "uwf")
+	logs, _ := filepath.Glob(filepath.Join(uwf, "background", id+"-*.log"))
+	logs = append(logs, filepath.Join(uwf, "logs", id+".log"))
+	for _, p := range logs {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("log %s: %v, want mode 0600 (err %v)", p, fi, err)
+		}
+	}
+	fl.uwf("thread", "remove", id)
+	left, _ := filepath.Glob(filepath.Join(uwf, "background", id+"*"))
+	if _, err := os.Stat(filepath.Join(uwf, "logs", id+".log")); err == nil {
+		left = append(left, "logs/"+id+".log")
+	}
+	if len(left) > 0 {
+		t.Errorf("thread remove left %q", left)
+	}
+}

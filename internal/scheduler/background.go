@@ -8,7 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
@@ -46,6 +49,20 @@ func (b *Backgrounds) recordPath(thread string) string {
 	return filepath.Join(b.Dir, thread+".json")
 }
 
+// Lock takes the thread's background lock, waiting for another holder:
+// whoever holds it may check for a running background step and record a
+// new one without another start slipping in between. unlock releases it.
+func (b *Backgrounds) Lock(thread string) (unlock func(), err error) {
+	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("background step: %w", err)
+	}
+	l := flock.New(filepath.Join(b.Dir, thread+".lock"))
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("lock the background record of thread %s: %w", thread, err)
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
 // Paths returns the log and outcome files for a new background step.
 func (b *Backgrounds) Paths(thread string, now time.Time) (log, outcome string, err error) {
 	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
@@ -55,6 +72,53 @@ func (b *Backgrounds) Paths(thread string, now time.Time) (log, outcome string, 
 	log = filepath.Join(b.Dir, thread+"-"+stamp+".log")
 	outcome = filepath.Join(b.Dir, thread+"-"+stamp+".outcome.json")
 	return log, outcome, nil
+}
+
+// KeepRuns is how many earlier background steps of a thread keep their log
+// and outcome files: older ones are deleted as a new one starts.
+const KeepRuns = 5
+
+// Prune deletes the logs and outcomes of the thread's background steps
+// but the newest keep (their names sort by start time).
+func (b *Backgrounds) Prune(thread string, keep int) error {
+	var errs []error
+	for _, pattern := range []string{thread + "-*.log", thread + "-*.outcome.json"} {
+		files, err := filepath.Glob(filepath.Join(b.Dir, pattern))
+		if err != nil {
+			return err
+		}
+		sort.Strings(files)
+		for len(files) > keep {
+			if err := os.Remove(files[0]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			files = files[1:]
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("prune the background logs of thread %s: %w", thread, err)
+	}
+	return nil
+}
+
+// Remove deletes everything recorded of the thread's background steps:
+// for a removed thread.
+func (b *Backgrounds) Remove(thread string) error {
+	files, err := filepath.Glob(filepath.Join(b.Dir, thread+"-*"))
+	if err != nil {
+		return err
+	}
+	files = append(files, b.recordPath(thread), filepath.Join(b.Dir, thread+".lock"))
+	var errs []error
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("remove the background records of thread %s: %w", thread, err)
+	}
+	return nil
 }
 
 // Save writes the record of a started background step.

@@ -31,8 +31,13 @@ func Create(uwfDir, id, header string) (*os.File, error) {
 	// Replace through a new file so a follower holding the old one sees
 	// it end instead of seeing it truncated under it.
 	tmp := path + ".new"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	// Only the owner reads it: it holds the agent's unredacted stderr.
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
+		return nil, fmt.Errorf("step log: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil { // a leftover .new keeps its mode
+		f.Close()
 		return nil, fmt.Errorf("step log: %w", err)
 	}
 	if header != "" {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -59,15 +60,13 @@ func Run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	if err != nil {
 		return cmdutil.FlagErrorf("--addr %q: %v (want HOST:PORT, e.g. %s)", opts.Addr, err, DefaultAddr)
 	}
-	loopback := host == "localhost"
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		loopback = true
-	}
+	wopts, loopback := hostOptions(host)
+	wopts.Now = f.Now
 	repo, err := f.Repo(ctx)
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(repo, web.Options{Now: f.Now, AnyHost: !loopback})
+	srv, err := web.New(repo, wopts)
 	if err != nil {
 		return err
 	}
@@ -77,8 +76,13 @@ func Run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(f.IO.ErrOut, "git uwf serve: viewing %s at %s (read-only; Ctrl-C stops)\n", repo.Info.CommonDir, url)
-	if !loopback {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach it can read every thread\n", host)
+	switch {
+	case wopts.AnyHost:
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s listens on every interface: anyone who can reach it can read every thread, "+
+			"and any Host header is accepted (no DNS-rebinding protection); bind a specific address to keep it\n", ln.Addr())
+	case !loopback:
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s is not a loopback address: anyone who can reach it can read every thread "+
+			"(requests must name %s as their host)\n", host, host)
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
@@ -103,6 +107,25 @@ func Run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// hostOptions returns the Host header policy for a viewer listening on
+// host, and whether host is loopback. A loopback host needs nothing more
+// (web accepts loopback names); a specific other host is accepted by name
+// only, so a page elsewhere cannot reach the viewer through DNS
+// rebinding; only an unspecified address (empty, 0.0.0.0, ::), which may
+// be reached under any of the machine's names, accepts any Host.
+func hostOptions(host string) (opts web.Options, loopback bool) {
+	ip := net.ParseIP(host)
+	switch {
+	case strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback():
+		return opts, true
+	case host == "" || ip != nil && ip.IsUnspecified():
+		opts.AnyHost = true
+	default:
+		opts.AllowedHosts = []string{host}
+	}
+	return opts, false
 }
 
 // openBrowser asks the desktop to open url.

@@ -15,6 +15,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/internal/scheduler"
+	"github.com/git-uwf/git-uwf/internal/workdir"
 )
 
 // backgroundAction starts `thread step <id> …` as a detached process that
@@ -38,6 +39,13 @@ func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 		return err
 	}
 	bg := scheduler.NewBackgrounds(repo.UwfDir())
+	// Checking for a running step and recording the new one is one step:
+	// two starts at once would otherwise both see none and both start.
+	unlock, err := bg.Lock(string(id))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if rec, err := bg.Load(string(id)); err == nil && rec.Alive() {
 		if o, _ := rec.ReadOutcome(); o == nil {
 			return busyExit(&chain.BusyError{Thread: id, PID: rec.PID})
@@ -51,26 +59,17 @@ func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 	if err != nil {
 		return err
 	}
+	// Keep the last few runs' logs and outcomes, and this one's.
+	if err := bg.Prune(string(id), scheduler.KeepRuns-1); err != nil {
+		return err
+	}
 	logPath, outcome, err := bg.Paths(string(id), f.Now())
 	if err != nil {
 		return err
 	}
-	args := []string{"thread", "step", string(id), "--outcome-file", outcome}
-	for _, name := range []string{"count", "max-steps"} {
-		if c.IsSet(name) {
-			args = append(args, "--"+name, strconv.Itoa(c.Int(name)))
-		}
-	}
-	if c.Bool("until-done") {
-		args = append(args, "--until-done")
-	}
-	if a := c.String("agent"); a != "" {
-		args = append(args, "--agent", a)
-	}
-	if c.IsSet("timeout") {
-		args = append(args, "--timeout", c.Duration("timeout").String())
-	}
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	args := backgroundArgv(stepOptionsOf(c), string(id), outcome)
+	// Only the owner reads it: it holds the agent's unredacted stderr.
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("background step log: %w", err)
 	}
@@ -93,6 +92,53 @@ func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 		_, err := fmt.Fprintf(w, "thread %s stepping in the background (pid %d)\nlog: %s\nwait for it with: git uwf thread join %s\n", id, rec.PID, logPath, id)
 		return err
 	})
+}
+
+// backgroundArgv is the command line of the detached `thread step` that
+// runs thread with opts' flags and writes its outcome to outcome: the
+// same flags as the command that started it (a relative --cwd means the
+// same directory: the child starts in the same one).
+func backgroundArgv(opts StepOptions, thread, outcome string) []string {
+	var args []string
+	if opts.Verbose {
+		args = append(args, "--verbose") // a global flag: before the command
+	}
+	args = append(args, "thread", "step", thread, "--outcome-file", outcome)
+	if opts.Count != 1 {
+		args = append(args, "--count", strconv.Itoa(opts.Count))
+	}
+	if opts.UntilDone {
+		args = append(args, "--until-done")
+	}
+	if opts.MaxSteps != DefaultMaxSteps {
+		args = append(args, "--max-steps", strconv.Itoa(opts.MaxSteps))
+	}
+	if opts.Cwd != "" {
+		args = append(args, "--cwd", opts.Cwd)
+	}
+	return append(args, perThreadArgs(opts)...)
+}
+
+// perThreadArgs are the flags of opts that apply to any one thread's
+// step, for a child `thread step` process.
+func perThreadArgs(opts StepOptions) []string {
+	var args []string
+	if opts.Agent != "" {
+		args = append(args, "--agent", opts.Agent)
+	}
+	if opts.Timeout > 0 {
+		args = append(args, "--timeout", opts.Timeout.String())
+	}
+	if opts.OutsideWorktree {
+		args = append(args, "--"+workdir.OutsideFlag)
+	}
+	if opts.Rerun {
+		args = append(args, "--rerun")
+	}
+	if opts.Quiet {
+		args = append(args, "--quiet")
+	}
+	return args
 }
 
 // writeOutcome records how a background step ended, for thread join, and

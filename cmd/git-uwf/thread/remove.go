@@ -1,14 +1,20 @@
 package thread
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/internal/scheduler"
+	"github.com/git-uwf/git-uwf/internal/steplog"
 	"github.com/git-uwf/git-uwf/internal/uwfsync"
 )
 
@@ -82,6 +88,11 @@ func newCmdRemove(f *cmdutil.Factory) *cli.Command {
 				return busyExit(err)
 			}
 			out.Removed = removed
+			for _, r := range removed {
+				if err := removeLocalFiles(repo, r.Thread); err != nil {
+					fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
+				}
+			}
 			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
 				for _, r := range removed {
 					names := make([]string, 0, len(r.Refs))
@@ -104,4 +115,19 @@ func newCmdRemove(f *cmdutil.Factory) *cli.Command {
 			})
 		},
 	}
+}
+
+// removeLocalFiles deletes what this machine keeps of a removed thread
+// outside git: its step log, its background records, logs and outcomes,
+// and its kill flag.
+func removeLocalFiles(repo *chain.Repo, id chain.ThreadID) error {
+	var errs []error
+	if err := os.Remove(steplog.Path(repo.UwfDir(), string(id))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	errs = append(errs, scheduler.NewBackgrounds(repo.UwfDir()).Remove(string(id)), engine.NewKillFlags(repo).Clear(id))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("thread %s removed, but not all of its local files: %w", id, err)
+	}
+	return nil
 }

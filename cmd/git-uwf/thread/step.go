@@ -94,8 +94,11 @@ func stepAllAction(c *cli.Context, f *cmdutil.Factory) error {
 	if c.Bool("background") {
 		return cmdutil.FlagErrorf("--all and --background do not go together")
 	}
+	if c.String("cwd") != "" {
+		return cmdutil.FlagErrorf("--cwd does not go with --all: one directory cannot apply to every thread")
+	}
 	opts := AllOptions{Jobs: c.Int("jobs"), Workflow: c.String("workflow"), UntilDone: c.Bool("until-done"),
-		MaxSteps: c.Int("max-steps"), Agent: c.String("agent"), Timeout: c.Duration("timeout")}
+		MaxSteps: c.Int("max-steps"), Step: stepOptionsOf(c)}
 	if c.IsSet("jobs") && opts.Jobs < 1 {
 		return cmdutil.FlagErrorf("-j must be a positive number")
 	}
@@ -122,9 +125,8 @@ func stepAction(c *cli.Context, f *cmdutil.Factory) error {
 		if err != nil {
 			return err
 		}
-		opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
-			MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c), Quiet: c.Bool("quiet"),
-			Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun"), Leased: c.Bool("leased")}
+		opts := stepOptionsOf(c)
+		opts.Thread = arg
 		if opts.Count < 1 {
 			return cmdutil.FlagErrorf("--count must be a positive number")
 		}
@@ -140,6 +142,13 @@ func stepAction(c *cli.Context, f *cmdutil.Factory) error {
 		}
 		return stepRun(c.Context, f, opts, format)
 	}
+}
+
+// stepOptionsOf reads the flags of `thread step` (not its argument).
+func stepOptionsOf(c *cli.Context) StepOptions {
+	return StepOptions{Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
+		MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c), Quiet: c.Bool("quiet"),
+		Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun"), Leased: c.Bool("leased")}
 }
 
 func newCmdResume(f *cmdutil.Factory) *cli.Command {

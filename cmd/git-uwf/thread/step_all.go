@@ -26,8 +26,9 @@ type AllOptions struct {
 	Workflow  string
 	UntilDone bool
 	MaxSteps  int
-	Agent     string
-	Timeout   time.Duration
+	// Step holds the flags every thread's step gets (--agent, --timeout,
+	// --rerun, --quiet, --outside-worktree; see perThreadArgs).
+	Step StepOptions
 }
 
 // stepAllRun steps every runnable (idle) thread, opts.Jobs at a time. Each
@@ -67,13 +68,7 @@ func stepAllRun(ctx context.Context, f *cmdutil.Factory, opts AllOptions, format
 			return err
 		})
 	}
-	var args []string
-	if opts.Agent != "" {
-		args = append(args, "--agent", opts.Agent)
-	}
-	if opts.Timeout > 0 {
-		args = append(args, "--timeout", opts.Timeout.String())
-	}
+	args := perThreadArgs(opts.Step)
 	live := newLiveLines(f.IO.ErrOut, f.IO.IsStderrTTY() && format == cmdutil.FormatText)
 	defer live.close()
 	rows := scheduler.RunPool(ctx, jobs, scheduler.PoolOptions{

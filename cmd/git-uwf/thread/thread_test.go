@@ -166,6 +166,7 @@ func TestBadFlagValues(t *testing.T) {
 	}{
 		{[]string{"thread", "step", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--timeout", "5"}, `--timeout: invalid value "5" (want a duration such as 90s or 30m)`},
 		{[]string{"thread", "read", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--quota", "abc"}, `--quota: invalid value "abc" (want a whole number)`},
+		{[]string{"thread", "step", "--all", "--cwd", "sub"}, "--cwd does not go with --all"},
 	} {
 		r := cmdtest.Run(t, dir, now, tt.args...)
 		if r.Code != 2 || !strings.Contains(r.Err, tt.want) {
