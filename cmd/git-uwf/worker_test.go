@@ -150,3 +150,41 @@ func TestStepRefusesALeasedThread(t *testing.T) {
 	fl.git("update-ref", "refs/remotes/origin/uwf/leases/"+id, strings.TrimSpace(fl.git("commit-tree", tree, "-m", old)))
 	fl.uwf("thread", "step", id, "--agent", fl.agent)
 }
+
+// TestWorkerLeavesDivergentThreadsAlone: a step made by hand and not pushed
+// survives a worker run, and a thread whose remote head reconcile refuses
+// is not moved to it.
+func TestWorkerLeavesDivergentThreadsAlone(t *testing.T) {
+	fl := newFleet(t)
+	remote := filepath.Join(filepath.Dir(fl.dir), "remote.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", remote).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	fl.git("remote", "add", "origin", remote)
+	ahead, invalid := fl.start("ahead"), fl.start("invalid")
+	fl.uwf("push", "origin")
+	// A step by hand, not pushed.
+	fl.uwf("thread", "step", ahead, "--agent", fl.agent)
+	handStep := strings.TrimSpace(fl.git("rev-parse", "refs/uwf/threads/"+ahead))
+	// The remote's thread gets a commit that is not a thread step.
+	valid := strings.TrimSpace(fl.git("rev-parse", "refs/uwf/threads/"+invalid))
+	tree := strings.TrimSpace(fl.git("hash-object", "-t", "tree", "-w", "/dev/null"))
+	junk := strings.TrimSpace(fl.git("commit-tree", tree, "-p", valid, "-m", "not a step"))
+	fl.git("push", "-q", remote, junk+":refs/uwf/threads/"+invalid)
+
+	_, errs, code := fl.run([]string{"SLEEP=0"}, "git-uwf", "worker", "origin", "-j", "1", "--until-idle", "--agent", fl.agent)
+	if code != 0 {
+		t.Fatalf("worker: exit %d\n%s", code, errs)
+	}
+	if got := strings.TrimSpace(fl.git("rev-parse", "refs/uwf/threads/"+ahead)); got != handStep {
+		t.Errorf("the hand-made step %s was dropped: local head %s\n%s", handStep, got, errs)
+	}
+	if got := strings.TrimSpace(fl.git("rev-parse", "refs/uwf/threads/"+invalid)); got != valid {
+		t.Errorf("local thread moved to %s, want %s (the remote's %s is invalid)\n%s", got, valid, junk, errs)
+	}
+	for _, want := range []string{"thread " + ahead + ": left alone", "thread " + invalid + ": left alone"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("the worker does not report %q:\n%s", want, errs)
+		}
+	}
+}

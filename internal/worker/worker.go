@@ -53,6 +53,12 @@ type Worker struct {
 
 	mu       sync.Mutex // serializes fetch, claim and push (git ref updates)
 	inflight map[chain.ThreadID]bool
+	// ownSteps are steps this worker appended, lost and could not take
+	// back (thread → its step): the only local heads it moves itself.
+	ownSteps map[chain.ThreadID]string
+	// leftAlone remembers the threads reported as left alone (thread →
+	// "local remote"), so each is reported once per pair of heads.
+	leftAlone map[chain.ThreadID]string
 
 	treeOnce  sync.Once
 	emptyTree string
@@ -117,6 +123,8 @@ func (w *Worker) Run(ctx context.Context, jobs int, untilIdle bool) (Stats, erro
 		return Stats{}, err
 	}
 	w.inflight = map[chain.ThreadID]bool{}
+	w.ownSteps = map[chain.ThreadID]string{}
+	w.leftAlone = map[chain.ThreadID]string{}
 	var (
 		st    Stats
 		stMu  sync.Mutex
@@ -208,8 +216,15 @@ func (w *Worker) claimNext(ctx context.Context) (c *candidate, idle bool, err er
 
 // look fetches the remote and lists what may be claimed.
 func (w *Worker) look(ctx context.Context) (*snapshot, error) {
-	if _, err := uwfsync.Fetch(ctx, w.Repo, w.Remote); err != nil {
+	rep, err := uwfsync.Fetch(ctx, w.Repo, w.Remote)
+	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", w.Remote, err)
+	}
+	// What reconcile made of each remote thread: only a remote head it
+	// accepted may ever become a local head.
+	kinds := map[string]uwfsync.Result{}
+	for _, r := range rep.Results {
+		kinds[r.Ref] = r
 	}
 	tracking := "refs/remotes/" + w.Remote + "/uwf/"
 	refs, err := w.Repo.ListRefs(ctx, tracking+"threads/", tracking+"leases/")
@@ -259,20 +274,44 @@ func (w *Worker) look(ctx context.Context) (*snapshot, error) {
 			continue
 		}
 		if s.HeadCommit != head {
-			// The local line is not the remote's (a step this worker could
-			// not push): go back to the remote's head.
-			if err := w.Repo.Git.UpdateRefs(ctx, "uwf worker: back to "+w.Remote, gitcli.RefUpdate{
-				Ref: s.Thread.Ref(), Old: s.HeadCommit, New: head}); err != nil {
-				continue
-			}
-			w.logf("thread %s: local head %s reset to the remote's %s", s.Thread, short(s.HeadCommit), short(head))
-			// Its state is that of the remote head: look again next time.
+			w.divergent(ctx, s.Thread, s.HeadCommit, head, kinds[s.Thread.Ref()])
 			continue
 		}
+		delete(w.leftAlone, s.Thread)
 		snap.runnable = append(snap.runnable, candidate{id: s.Thread, head: head, oldLease: takeover[s.Thread]})
 	}
 	slices.SortFunc(snap.runnable, func(a, b candidate) int { return strings.Compare(string(a.id), string(b.id)) })
 	return snap, nil
+}
+
+// divergent handles a thread whose local head is not the remote's after
+// the fetch. Only the worker's own lost step (local ahead of the remote by
+// what it appended) is taken back; anything else is left alone and
+// reported once: a step made by hand and not pushed yet (local ahead), or
+// a remote head reconcile refused (invalid, error). The local ref never
+// moves to data reconcile did not accept.
+func (w *Worker) divergent(ctx context.Context, id chain.ThreadID, local, remote string, res uwfsync.Result) {
+	if own := w.ownSteps[id]; own != "" && own == local && res.Kind == uwfsync.KindLocalAhead {
+		if err := w.Repo.Git.UpdateRefs(ctx, "uwf worker: lost step taken back", gitcli.RefUpdate{
+			Ref: id.Ref(), Old: local, New: remote}); err == nil {
+			delete(w.ownSteps, id)
+			w.logf("thread %s: lost step %s taken back to the remote's %s", id, short(local), short(remote))
+			return
+		}
+	}
+	key := local + " " + remote
+	if w.leftAlone[id] == key {
+		return
+	}
+	w.leftAlone[id] = key
+	switch res.Kind {
+	case uwfsync.KindLocalAhead:
+		w.logf("thread %s: left alone: the local head %s has steps %s lacks (push them with git uwf push %s)", id, short(local), w.Remote, w.Remote)
+	case uwfsync.KindInvalid, uwfsync.KindError:
+		w.logf("thread %s: left alone: %s's head %s was not accepted: %s", id, w.Remote, short(remote), firstLine(res.Reason))
+	default:
+		w.logf("thread %s: left alone: local head %s, %s's %s (%s)", id, short(local), w.Remote, short(remote), res.Kind)
+	}
 }
 
 func (w *Worker) readLease(oid string) (*Lease, error) {
@@ -523,7 +562,13 @@ func (w *Worker) resetLocal(ctx context.Context, c *candidate) {
 	if err != nil || cur == c.head {
 		return
 	}
-	_ = w.Repo.Git.UpdateRefs(context.WithoutCancel(ctx), "uwf worker: step discarded", gitcli.RefUpdate{Ref: c.id.Ref(), Old: cur, New: c.head})
+	if err := w.Repo.Git.UpdateRefs(context.WithoutCancel(ctx), "uwf worker: step discarded", gitcli.RefUpdate{Ref: c.id.Ref(), Old: cur, New: c.head}); err != nil {
+		// Remembered as this worker's own step: the next look takes it
+		// back if it is still the local head.
+		w.ownSteps[c.id] = cur
+		return
+	}
+	delete(w.ownSteps, c.id)
 }
 
 func short(oid string) string {
