@@ -137,17 +137,25 @@ func TestStepRefusesALeasedThread(t *testing.T) {
 	id := fl.start("leased")
 	head := strings.TrimSpace(fl.git("rev-parse", "refs/uwf/threads/"+id))
 	expires := time.Now().Add(time.Hour).UnixMilli()
-	msg := fmt.Sprintf("uwf lease %s\n\nUwf-Lease-Thread: %s\nUwf-Lease-Worker: ci-7\nUwf-Lease-Head: %s\nUwf-Lease-Expires: %d\n", id, id, head, expires)
+	msg := fmt.Sprintf("uwf lease %s\n\nUwf-Lease-Thread: %s\nUwf-Lease-Worker: ci-7\x1b]0;pwned\x07\x1b[2J\nUwf-Lease-Head: %s\nUwf-Lease-Expires: %d\n", id, id, head, expires)
 	tree := strings.TrimSpace(fl.git("hash-object", "-t", "tree", "-w", "/dev/null"))
 	lease := strings.TrimSpace(fl.git("commit-tree", tree, "-m", msg))
 	fl.git("update-ref", "refs/remotes/origin/uwf/leases/"+id, lease)
 	_, errs, code := fl.run(nil, "git-uwf", "thread", "step", id, "--agent", fl.agent)
-	if code != 75 || !strings.Contains(errs, "leased on origin by worker ci-7") {
-		t.Errorf("step of a leased thread: exit %d, %s", code, errs)
+	if code != 75 || !strings.Contains(errs, `leased on origin by worker ci-7\x1b]0;pwned\a\x1b[2J until`) {
+		t.Errorf("step of a leased thread: exit %d, %q", code, errs)
+	}
+	if strings.ContainsAny(errs, "\x1b\x07") {
+		t.Errorf("the lease's worker name reaches the terminal raw: %q", errs)
 	}
 	// An expired lease blocks nothing.
 	old := strings.Replace(msg, fmt.Sprint(expires), fmt.Sprint(time.Now().Add(-time.Minute).UnixMilli()), 1)
 	fl.git("update-ref", "refs/remotes/origin/uwf/leases/"+id, strings.TrimSpace(fl.git("commit-tree", tree, "-m", old)))
+	fl.uwf("thread", "step", id, "--agent", fl.agent)
+	// Nor does a lease dated year 9999: an expiry that far ahead is not a
+	// lease a worker takes, it would block the thread forever.
+	forever := strings.Replace(msg, fmt.Sprint(expires), fmt.Sprint(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()), 1)
+	fl.git("update-ref", "refs/remotes/origin/uwf/leases/"+id, strings.TrimSpace(fl.git("commit-tree", tree, "-m", forever)))
 	fl.uwf("thread", "step", id, "--agent", fl.agent)
 }
 
