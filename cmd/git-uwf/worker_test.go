@@ -196,3 +196,42 @@ func TestWorkerLeavesDivergentThreadsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerKeepsAStepItCannotPush: when the remote cannot be reached for
+// the final push, the worker retries until its lease runs out, then keeps
+// the step in the clone (exit 1) instead of discarding it, and a later
+// push sends it.
+func TestWorkerKeepsAStepItCannotPush(t *testing.T) {
+	fl := newFleet(t)
+	root := filepath.Dir(fl.dir)
+	remote, gone := filepath.Join(root, "remote.git"), filepath.Join(root, "gone.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", remote).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	fl.git("remote", "add", "origin", remote)
+	id := fl.start("unreachable")
+	fl.uwf("push", "origin")
+	start := strings.TrimSpace(fl.git("rev-parse", "refs/uwf/threads/"+id))
+	// The agent takes the remote away while it works.
+	wrapper := filepath.Join(root, "away.sh")
+	script := strings.TrimPrefix(fl.agent, "git-uwf agent pipe -- sh ")
+	if err := os.WriteFile(wrapper, []byte(fmt.Sprintf("[ -d %q ] && mv %q %q\nexec sh %q\n", remote, remote, gone, script)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := fl.run([]string{"SLEEP=0"}, "git-uwf", "worker", "origin", "-j", "1", "--lease", "6s", "--until-idle",
+		"--agent", "git-uwf agent pipe -- sh "+wrapper)
+	if code != 1 || !strings.Contains(errs, "kept in this clone") {
+		t.Fatalf("worker with the remote gone: exit %d, want 1 and the step kept\n%s", code, errs)
+	}
+	local := strings.TrimSpace(fl.git("rev-parse", "refs/uwf/threads/"+id))
+	if local == start || strings.TrimSpace(fl.git("rev-parse", local+"^")) != start {
+		t.Fatalf("local thread at %s, want the worker's step on top of %s\n%s", local, start, errs)
+	}
+	if err := os.Rename(gone, remote); err != nil {
+		t.Fatal(err)
+	}
+	fl.uwf("push", "origin")
+	if got := strings.TrimSpace(fl.git("--git-dir", remote, "rev-parse", "refs/uwf/threads/"+id)); got != local {
+		t.Errorf("remote thread at %s after git uwf push, want the kept step %s", got, local)
+	}
+}

@@ -83,7 +83,11 @@ func run(ctx context.Context, f *cmdutil.Factory, c *cli.Context, remote string)
 		},
 	}
 	st, err := w.Run(ctx, jobs, c.Bool("until-idle"))
-	fmt.Fprintf(f.IO.ErrOut, "worker %s: %d step(s) pushed, %d failed, %d discarded (lease lost)\n", w.Name, st.Steps, st.Failed, st.Lost)
+	fmt.Fprintf(f.IO.ErrOut, "worker %s: %d step(s) pushed, %d failed, %d discarded (lease lost)", w.Name, st.Steps, st.Failed, st.Lost)
+	if st.Unpushed > 0 {
+		fmt.Fprintf(f.IO.ErrOut, ", %d kept here unpushed (%s unreachable)", st.Unpushed, remote)
+	}
+	fmt.Fprintln(f.IO.ErrOut)
 	if err != nil {
 		if ctx.Err() != nil {
 			return cmdutil.ErrCancelled
@@ -92,6 +96,10 @@ func run(ctx context.Context, f *cmdutil.Factory, c *cli.Context, remote string)
 	}
 	if st.Failed > 0 {
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d step(s) failed", st.Failed)}
+	}
+	if st.Unpushed > 0 {
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf(
+			"%d step(s) could not be pushed to %s and are kept in this clone: push them with git uwf push %s", st.Unpushed, remote, remote)}
 	}
 	return nil
 }
