@@ -571,30 +571,36 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 				// A renewal that cannot reach the remote is retried until
 				// the lease runs out; only then, or when the remote
 				// refuses it (the lease was taken over), is it lost.
-				o, err = w.pushUntil(stepCtx, curExpires, "thread "+string(c.id)+": renew the lease", func(actx context.Context) (pushOutcome, error) {
+				// An attempt under way finishes even when the step ends:
+				// a renewal cut mid-way may have landed, and the final
+				// push must expect the lease the remote holds.
+				o, err = w.pushUntil(stepCtx, curExpires, "thread "+string(c.id)+": renew the lease", func(context.Context) (pushOutcome, error) {
+					actx, acancel := context.WithTimeout(context.WithoutCancel(stepCtx), time.Minute)
+					defer acancel()
 					w.mu.Lock()
 					defer w.mu.Unlock()
 					return w.pushLease(actx, c.id, oid, cur, c.head)
 				})
 			}
-			if stepCtx.Err() != nil {
-				return
-			}
-			if o != pushTaken {
-				if o == pushRejected {
-					w.logf("thread %s: lost the lease (taken over); stopping the step", c.id)
-				} else {
-					w.logf("thread %s: lost the lease (%s unreachable until it ran out: %s); stopping the step", c.id, w.Remote, firstLine(fmt.Sprint(err)))
-				}
+			if o == pushTaken {
 				leaseMu.Lock()
-				lost = true
+				lease, expires = oid, l.Expires
 				leaseMu.Unlock()
-				cancel()
+				continue
+			}
+			switch {
+			case stepCtx.Err() != nil:
 				return
+			case o == pushRejected:
+				w.logf("thread %s: lost the lease (taken over); stopping the step", c.id)
+			default:
+				w.logf("thread %s: lost the lease (not renewed before it ran out: %s); stopping the step", c.id, firstLine(fmt.Sprint(err)))
 			}
 			leaseMu.Lock()
-			lease, expires = oid, l.Expires
+			lost = true
 			leaseMu.Unlock()
+			cancel()
+			return
 		}
 	}()
 	w.logf("thread %s: claimed at %s", c.id, short(c.head))
