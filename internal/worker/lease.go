@@ -15,9 +15,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/git-uwf/git-uwf/chain"
 )
+
+// MaxLease is the longest lease a worker takes (git uwf worker --lease).
+const MaxLease = 12 * time.Hour
+
+// MaxLeaseAhead bounds how far ahead a lease's expiry may lie: a lease that
+// claims to last longer than this from now (a clock far off, or a lease
+// pushed to block a thread forever) is treated as expired. It is twice
+// MaxLease, and at least a day, so a lease from a worker whose clock runs
+// a few hours ahead still counts.
+const MaxLeaseAhead = max(24*time.Hour, 2*MaxLease)
 
 // LeasesPrefix is the namespace of leases on the remote.
 const LeasesPrefix = chain.RefPrefix + "leases/"
@@ -43,8 +55,39 @@ type Lease struct {
 // LeaseRef is the remote ref of a thread's lease.
 func LeaseRef(id chain.ThreadID) string { return LeasesPrefix + string(id) }
 
-// Expired reports whether the lease has run out at now.
-func (l *Lease) Expired(now time.Time) bool { return !now.Before(l.Expires) }
+// Expired reports whether the lease has run out at now. An expiry further
+// than MaxLeaseAhead from now counts as expired: leases are remote data,
+// and one dated year 9999 must not block a thread forever.
+func (l *Lease) Expired(now time.Time) bool {
+	return !now.Before(l.Expires) || l.Expires.After(now.Add(MaxLeaseAhead))
+}
+
+// PrintableWorker is the lease's worker name safe to print on a terminal:
+// the name comes from the remote, so control characters (escape
+// sequences included) and invalid UTF-8 are shown escaped, as Go quotes
+// them.
+func (l *Lease) PrintableWorker() string { return Printable(l.Worker) }
+
+// Printable escapes every rune of s that is not printable (control
+// characters, escape sequences, invalid UTF-8) and every backslash, so
+// what the remote wrote cannot act on the terminal it is printed to.
+func Printable(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && len(s[i:]) > 0 && !strings.HasPrefix(s[i:], string(utf8.RuneError)):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case !unicode.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 // message renders the lease commit's message.
 func (l *Lease) message() string {

@@ -59,3 +59,47 @@ func FuzzParseLease(f *testing.F) {
 		}
 	})
 }
+
+func TestLeaseExpired(t *testing.T) {
+	now := time.UnixMilli(1_800_000_000_000)
+	tests := []struct {
+		name    string
+		expires time.Time
+		want    bool
+	}{
+		{"in the past", now.Add(-time.Millisecond), true},
+		{"now", now, true},
+		{"in a minute", now.Add(time.Minute), false},
+		{"a full lease ahead", now.Add(MaxLease), false},
+		{"at the bound", now.Add(MaxLeaseAhead), false},
+		{"past the bound", now.Add(MaxLeaseAhead + time.Millisecond), true},
+		{"year 9999", time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &Lease{Thread: testThread, Worker: "w", Head: strings.Repeat("0", 40), Expires: tt.expires}
+			if got := l.Expired(now); got != tt.want {
+				t.Errorf("Expired(now) with expiry %s = %v, want %v", tt.expires.Sub(now), got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"host:42", "host:42"},
+		{"ci-7 é", "ci-7 é"},
+		{"ci\x1b[31m-7", `ci\x1b[31m-7`},
+		{"a\x07b\rc\x7f", `a\ab\rc\x7f`},
+		{"evil\u202eexe", `evil\u202eexe`},
+		{"bad\xffutf8", `bad\xffutf8`},
+		{"real \ufffd", "real \ufffd"},
+		{`back\slash`, `back\\slash`},
+		{"\u009b31m", `\u009b31m`},
+	}
+	for _, tt := range tests {
+		if got := Printable(tt.in); got != tt.want {
+			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,15 +52,22 @@ type Worker struct {
 
 	mu       sync.Mutex // serializes fetch, claim and push (git ref updates)
 	inflight map[chain.ThreadID]bool
+	// ownSteps are steps this worker appended, lost and could not take
+	// back (thread → its step): the only local heads it moves itself.
+	ownSteps map[chain.ThreadID]string
+	// leftAlone remembers the threads reported as left alone (thread →
+	// "local remote"), so each is reported once per pair of heads.
+	leftAlone map[chain.ThreadID]string
 
 	treeOnce  sync.Once
 	emptyTree string
 	treeErr   error
 }
 
-// Stats count what a Run did.
+// Stats count what a Run did. Unpushed steps are kept in the local clone:
+// the remote could not be reached until their lease ran out.
 type Stats struct {
-	Steps, Failed, Lost int
+	Steps, Failed, Lost, Unpushed int
 }
 
 func (w *Worker) now() time.Time {
@@ -99,6 +105,8 @@ type candidate struct {
 	id       chain.ThreadID
 	head     string
 	oldLease string
+	// expires is when the lease claim took runs out.
+	expires time.Time
 }
 
 // Run claims and steps threads with jobs loops at once until ctx ends or,
@@ -117,6 +125,8 @@ func (w *Worker) Run(ctx context.Context, jobs int, untilIdle bool) (Stats, erro
 		return Stats{}, err
 	}
 	w.inflight = map[chain.ThreadID]bool{}
+	w.ownSteps = map[chain.ThreadID]string{}
+	w.leftAlone = map[chain.ThreadID]string{}
 	var (
 		st    Stats
 		stMu  sync.Mutex
@@ -165,6 +175,8 @@ func (w *Worker) Run(ctx context.Context, jobs int, untilIdle bool) (Stats, erro
 					st.Failed++
 				case resultLost:
 					st.Lost++
+				case resultUnpushed:
+					st.Unpushed++
 				}
 				stMu.Unlock()
 			}
@@ -192,14 +204,14 @@ func (w *Worker) claimNext(ctx context.Context) (c *candidate, idle bool, err er
 		if w.inflight[cand.id] {
 			continue
 		}
-		lease, ok, err := w.claim(ctx, cand)
+		lease, expires, ok, err := w.claim(ctx, cand)
 		if err != nil {
 			return nil, false, err
 		}
 		if !ok {
 			continue
 		}
-		cand.oldLease = lease
+		cand.oldLease, cand.expires = lease, expires
 		w.inflight[cand.id] = true
 		return &cand, false, nil
 	}
@@ -208,8 +220,15 @@ func (w *Worker) claimNext(ctx context.Context) (c *candidate, idle bool, err er
 
 // look fetches the remote and lists what may be claimed.
 func (w *Worker) look(ctx context.Context) (*snapshot, error) {
-	if _, err := uwfsync.Fetch(ctx, w.Repo, w.Remote); err != nil {
+	rep, err := uwfsync.Fetch(ctx, w.Repo, w.Remote)
+	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", w.Remote, err)
+	}
+	// What reconcile made of each remote thread: only a remote head it
+	// accepted may ever become a local head.
+	kinds := map[string]uwfsync.Result{}
+	for _, r := range rep.Results {
+		kinds[r.Ref] = r
 	}
 	tracking := "refs/remotes/" + w.Remote + "/uwf/"
 	refs, err := w.Repo.ListRefs(ctx, tracking+"threads/", tracking+"leases/")
@@ -258,21 +277,50 @@ func (w *Worker) look(ctx context.Context) (*snapshot, error) {
 		if old, leased := leases[s.Thread]; leased && takeover[s.Thread] != old {
 			continue
 		}
-		if s.HeadCommit != head {
-			// The local line is not the remote's (a step this worker could
-			// not push): go back to the remote's head.
-			if err := w.Repo.Git.UpdateRefs(ctx, "uwf worker: back to "+w.Remote, gitcli.RefUpdate{
-				Ref: s.Thread.Ref(), Old: s.HeadCommit, New: head}); err != nil {
-				continue
-			}
-			w.logf("thread %s: local head %s reset to the remote's %s", s.Thread, short(s.HeadCommit), short(head))
-			// Its state is that of the remote head: look again next time.
+		if w.inflight[s.Thread] {
+			// Being stepped or pushed by this worker: its local head is
+			// ahead of the remote's until the push.
 			continue
 		}
+		if s.HeadCommit != head {
+			w.divergent(ctx, s.Thread, s.HeadCommit, head, kinds[s.Thread.Ref()])
+			continue
+		}
+		delete(w.leftAlone, s.Thread)
 		snap.runnable = append(snap.runnable, candidate{id: s.Thread, head: head, oldLease: takeover[s.Thread]})
 	}
 	slices.SortFunc(snap.runnable, func(a, b candidate) int { return strings.Compare(string(a.id), string(b.id)) })
 	return snap, nil
+}
+
+// divergent handles a thread whose local head is not the remote's after
+// the fetch. Only the worker's own lost step (local ahead of the remote by
+// what it appended) is taken back; anything else is left alone and
+// reported once: a step made by hand and not pushed yet (local ahead), or
+// a remote head reconcile refused (invalid, error). The local ref never
+// moves to data reconcile did not accept.
+func (w *Worker) divergent(ctx context.Context, id chain.ThreadID, local, remote string, res uwfsync.Result) {
+	if own := w.ownSteps[id]; own != "" && own == local && res.Kind == uwfsync.KindLocalAhead {
+		if err := w.Repo.Git.UpdateRefs(ctx, "uwf worker: lost step taken back", gitcli.RefUpdate{
+			Ref: id.Ref(), Old: local, New: remote}); err == nil {
+			delete(w.ownSteps, id)
+			w.logf("thread %s: lost step %s taken back to the remote's %s", id, short(local), short(remote))
+			return
+		}
+	}
+	key := local + " " + remote
+	if w.leftAlone[id] == key {
+		return
+	}
+	w.leftAlone[id] = key
+	switch res.Kind {
+	case uwfsync.KindLocalAhead:
+		w.logf("thread %s: left alone: the local head %s has steps %s lacks (push them with git uwf push %s)", id, short(local), w.Remote, w.Remote)
+	case uwfsync.KindInvalid, uwfsync.KindError:
+		w.logf("thread %s: left alone: %s's head %s was not accepted: %s", id, w.Remote, short(remote), firstLine(res.Reason))
+	default:
+		w.logf("thread %s: left alone: local head %s, %s's %s (%s)", id, short(local), w.Remote, short(remote), res.Kind)
+	}
 }
 
 func (w *Worker) readLease(oid string) (*Lease, error) {
@@ -335,50 +383,117 @@ func (w *Worker) leaseCommit(ctx context.Context, l *Lease, parent string) (stri
 // head: without "+" and with a lease on the ref's value only one worker
 // can win, and a head that moved on the remote makes the push of the
 // claimed (older) head a non-fast-forward, so the claim fails with it.
-func (w *Worker) pushLease(ctx context.Context, id chain.ThreadID, oid, old, head string) (bool, error) {
+func (w *Worker) pushLease(ctx context.Context, id chain.ThreadID, oid, old, head string) (pushOutcome, error) {
 	ref := LeaseRef(id)
 	return w.push(ctx, []string{"--force-with-lease=" + ref + ":" + old}, oid+":"+ref, head+":"+id.Ref())
 }
 
-// push runs an atomic push and reports whether the remote took it; a
-// rejection is not an error.
-func (w *Worker) push(ctx context.Context, flags []string, refspecs ...string) (bool, error) {
+// pushOutcome is what came of a push.
+type pushOutcome int
+
+const (
+	// pushTaken: the remote took every ref.
+	pushTaken pushOutcome = iota
+	// pushRejected: the remote refused it (another worker won the lease,
+	// or the thread moved there); trying again cannot help.
+	pushRejected
+	// pushFailed: the push did not complete (the remote could not be
+	// reached, the connection broke); the same push may work later.
+	pushFailed
+)
+
+// classifyPush tells a push the remote refused from one that failed on
+// the way, from git push --porcelain's stdout and error: git reports every
+// ref it refused, or the remote refused, on a line flagged "!"
+// ([rejected], [remote rejected], stale info, atomic push failed), while a
+// transport failure reports no ref at all.
+func classifyPush(stdout []byte, err error) pushOutcome {
+	if err == nil {
+		return pushTaken
+	}
+	for _, line := range strings.Split(string(stdout), "\n") {
+		if strings.HasPrefix(line, "!\t") {
+			return pushRejected
+		}
+	}
+	return pushFailed
+}
+
+// push runs an atomic push and reports what came of it; a rejection is
+// not an error, a failure returns git's error (or ctx's).
+func (w *Worker) push(ctx context.Context, flags []string, refspecs ...string) (pushOutcome, error) {
 	args := append([]string{"push", "--atomic", "--porcelain", "--no-verify"}, flags...)
 	args = append(args, w.Remote)
 	args = append(args, refspecs...)
 	out, err := w.Repo.Git.Run(ctx, nil, args...)
-	if err == nil {
-		return true, nil
-	}
-	var ge *gitcli.GitError
-	if errors.As(err, &ge) && (strings.Contains(string(out), "[rejected]") || strings.Contains(string(out), "[remote rejected]") ||
-		strings.Contains(ge.Stderr, "rejected") || strings.Contains(ge.Stderr, "stale info")) {
-		return false, nil
+	o := classifyPush(out, err)
+	if o != pushFailed {
+		return o, nil
 	}
 	if ctx.Err() != nil {
-		return false, ctx.Err()
+		return o, ctx.Err()
 	}
-	// A network failure: the atomic push left the old or the new state;
-	// the next look finds out which. It costs a retry, not the worker.
-	w.logf("push to %s failed: %v", w.Remote, err)
-	return false, nil
+	return o, err
 }
 
-// claim takes the candidate's lease. It returns the lease commit.
-func (w *Worker) claim(ctx context.Context, c candidate) (string, bool, error) {
+// Backoff of pushes retried after a failure.
+const (
+	retryFirst = time.Second
+	retryMax   = 30 * time.Second
+)
+
+// pushUntil runs attempt until the remote takes or refuses the push. A
+// failed attempt (the remote not reached: the atomic push left the old
+// state or the new one, and a repeat finds out which) is retried with
+// backoff until deadline, the expiry of the worker's lease: past it
+// another worker may take the thread, so pushUntil gives up with the last
+// failure. attempt takes w.mu itself; the waits hold no lock.
+func (w *Worker) pushUntil(ctx context.Context, deadline time.Time, what string, attempt func(ctx context.Context) (pushOutcome, error)) (pushOutcome, error) {
+	wait := retryFirst
+	for {
+		actx, cancel := context.WithTimeout(ctx, time.Minute)
+		o, err := attempt(actx)
+		cancel()
+		if o != pushFailed || ctx.Err() != nil {
+			return o, err
+		}
+		left := deadline.Sub(w.now())
+		if left <= 0 {
+			return o, err
+		}
+		w.logf("%s: push to %s failed (%s); retrying in %s", what, w.Remote, firstLine(fmt.Sprint(err)), min(wait, left).Round(time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return o, ctx.Err()
+		case <-time.After(min(wait, left)):
+		}
+		wait = min(2*wait, retryMax)
+	}
+}
+
+// claim takes the candidate's lease. It returns the lease commit and its
+// expiry. A claim that does not reach the remote is not retried: the next
+// look tries again.
+func (w *Worker) claim(ctx context.Context, c candidate) (string, time.Time, bool, error) {
 	l := &Lease{Thread: c.id, Worker: w.Name, Head: c.head, Expires: w.now().Add(w.Lease)}
 	oid, err := w.leaseCommit(ctx, l, c.oldLease)
 	if err != nil {
-		return "", false, err
+		return "", time.Time{}, false, err
 	}
-	ok, err := w.pushLease(ctx, c.id, oid, c.oldLease, c.head)
-	if err != nil || !ok {
-		return "", false, err
+	o, err := w.pushLease(ctx, c.id, oid, c.oldLease, c.head)
+	switch {
+	case o == pushFailed && ctx.Err() != nil:
+		return "", time.Time{}, false, ctx.Err()
+	case o == pushFailed:
+		w.logf("thread %s: claim: push to %s failed: %s", c.id, w.Remote, firstLine(fmt.Sprint(err)))
+		return "", time.Time{}, false, nil
+	case o == pushRejected:
+		return "", time.Time{}, false, nil
 	}
 	if c.oldLease != "" {
 		w.logf("thread %s: took over an expired lease", c.id)
 	}
-	return oid, true, nil
+	return oid, l.Expires, true, nil
 }
 
 // release deletes the worker's lease (only if it is still the worker's).
@@ -396,6 +511,9 @@ const (
 	resultNoStep
 	resultFailed
 	resultLost
+	// resultUnpushed: the step is kept in the local clone; the remote
+	// could not be reached until the lease ran out.
+	resultUnpushed
 )
 
 // continueWith claims a thread this worker just stepped, at the head it
@@ -406,12 +524,12 @@ func (w *Worker) continueWith(ctx context.Context, c *candidate) (stepResult, *c
 		w.mu.Unlock()
 		return resultNoStep, nil
 	}
-	lease, ok, err := w.claim(ctx, *c)
+	lease, expires, ok, err := w.claim(ctx, *c)
 	if err != nil || !ok {
 		w.mu.Unlock()
 		return resultNoStep, nil
 	}
-	c.oldLease = lease
+	c.oldLease, c.expires = lease, expires
 	w.inflight[c.id] = true
 	w.mu.Unlock()
 	return w.stepClaimed(ctx, c)
@@ -426,7 +544,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		delete(w.inflight, c.id)
 		w.mu.Unlock()
 	}()
-	lease := c.oldLease // the lease commit claim returned
+	lease, expires := c.oldLease, c.expires // the lease commit claim returned
 	stepCtx, cancel := context.WithCancel(ctx)
 	var leaseMu sync.Mutex
 	lost := false
@@ -442,30 +560,47 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 			case <-t.C:
 			}
 			leaseMu.Lock()
-			cur := lease
+			cur, curExpires := lease, expires
 			leaseMu.Unlock()
 			l := &Lease{Thread: c.id, Worker: w.Name, Head: c.head, Expires: w.now().Add(w.Lease)}
 			w.mu.Lock()
 			oid, err := w.leaseCommit(stepCtx, l, cur)
-			ok := false
-			if err == nil {
-				ok, err = w.pushLease(stepCtx, c.id, oid, cur, c.head)
-			}
 			w.mu.Unlock()
-			if stepCtx.Err() != nil {
-				return
+			o := pushFailed
+			if err == nil {
+				// A renewal that cannot reach the remote is retried until
+				// the lease runs out; only then, or when the remote
+				// refuses it (the lease was taken over), is it lost.
+				// An attempt under way finishes even when the step ends:
+				// a renewal cut mid-way may have landed, and the final
+				// push must expect the lease the remote holds.
+				o, err = w.pushUntil(stepCtx, curExpires, "thread "+string(c.id)+": renew the lease", func(context.Context) (pushOutcome, error) {
+					actx, acancel := context.WithTimeout(context.WithoutCancel(stepCtx), time.Minute)
+					defer acancel()
+					w.mu.Lock()
+					defer w.mu.Unlock()
+					return w.pushLease(actx, c.id, oid, cur, c.head)
+				})
 			}
-			if err != nil || !ok {
-				w.logf("thread %s: lost the lease; stopping the step", c.id)
+			if o == pushTaken {
 				leaseMu.Lock()
-				lost = true
+				lease, expires = oid, l.Expires
 				leaseMu.Unlock()
-				cancel()
+				continue
+			}
+			switch {
+			case stepCtx.Err() != nil:
 				return
+			case o == pushRejected:
+				w.logf("thread %s: lost the lease (taken over); stopping the step", c.id)
+			default:
+				w.logf("thread %s: lost the lease (not renewed before it ran out: %s); stopping the step", c.id, firstLine(fmt.Sprint(err)))
 			}
 			leaseMu.Lock()
-			lease = oid
+			lost = true
 			leaseMu.Unlock()
+			cancel()
+			return
 		}
 	}()
 	w.logf("thread %s: claimed at %s", c.id, short(c.head))
@@ -473,8 +608,8 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 	cancel()
 	<-renewDone
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if lost || !o.Stepped {
+		defer w.mu.Unlock()
 		if !lost {
 			w.release(ctx, c.id, lease)
 		}
@@ -491,18 +626,34 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 	head, err := w.localHead(ctx, c.id)
 	if err != nil {
 		w.release(ctx, c.id, lease)
+		w.mu.Unlock()
 		return resultFailed, nil
 	}
-	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer pcancel()
+	w.mu.Unlock()
 	ref := LeaseRef(c.id)
-	ok, err := w.push(pctx, []string{"--force-with-lease=" + ref + ":" + lease}, head+":"+c.id.Ref(), ":"+ref)
-	if err != nil || !ok {
+	// The step is paid for: a push that does not reach the remote is
+	// retried until the lease runs out (or the worker is asked to stop),
+	// and then kept in this clone. An attempt under way always finishes.
+	pushed, err := w.pushUntil(ctx, expires, "thread "+string(c.id), func(context.Context) (pushOutcome, error) {
+		pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer pcancel()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.push(pctx, []string{"--force-with-lease=" + ref + ":" + lease}, head+":"+c.id.Ref(), ":"+ref)
+	})
+	switch pushed {
+	case pushRejected:
 		// The lease was taken over, or the remote moved: the step is
 		// discarded, nothing is forced.
+		w.mu.Lock()
 		w.logf("thread %s: push refused (lease lost); the step is discarded", c.id)
 		w.resetLocal(ctx, c)
+		w.mu.Unlock()
 		return resultLost, nil
+	case pushFailed:
+		w.logf("thread %s: could not push step %s to %s before the lease ran out (%s); the step is kept in this clone: push it with git uwf push %s",
+			c.id, short(head), w.Remote, firstLine(fmt.Sprint(err)), w.Remote)
+		return resultUnpushed, nil
 	}
 	w.logf("thread %s: pushed %s (%s)", c.id, short(head), o.Status)
 	if o.Status == string(chain.StatusIdle) {
@@ -523,7 +674,13 @@ func (w *Worker) resetLocal(ctx context.Context, c *candidate) {
 	if err != nil || cur == c.head {
 		return
 	}
-	_ = w.Repo.Git.UpdateRefs(context.WithoutCancel(ctx), "uwf worker: step discarded", gitcli.RefUpdate{Ref: c.id.Ref(), Old: cur, New: c.head})
+	if err := w.Repo.Git.UpdateRefs(context.WithoutCancel(ctx), "uwf worker: step discarded", gitcli.RefUpdate{Ref: c.id.Ref(), Old: cur, New: c.head}); err != nil {
+		// Remembered as this worker's own step: the next look takes it
+		// back if it is still the local head.
+		w.ownSteps[c.id] = cur
+		return
+	}
+	delete(w.ownSteps, c.id)
 }
 
 func short(oid string) string {

@@ -12,7 +12,9 @@ import (
 
 // checkLease refuses to step a thread that a worker holds on the default
 // remote (as last fetched): stepping it here would race the worker and
-// end in a fork. Without a default remote there is nothing to check.
+// end in a fork. Without a default remote there is nothing to check. The
+// lease is remote data: its worker name is printed escaped, and an expiry
+// beyond worker.MaxLeaseAhead counts as expired (see Lease.Expired).
 func checkLease(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id chain.ThreadID) error {
 	remote, err := uwfsync.DefaultRemote(ctx, repo)
 	if err != nil || remote == "" {
@@ -25,5 +27,5 @@ func checkLease(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id ch
 	}
 	return &cmdutil.ExitError{Code: cmdutil.ExitLocked, Err: fmt.Errorf(
 		"thread %s is leased on %s by worker %s until %s (claimed at head %.12s); let the worker step it, or wait for the lease to end",
-		id, remote, l.Worker, l.Expires.UTC().Format("15:04:05 MST"), l.Head)}
+		id, remote, l.PrintableWorker(), l.Expires.UTC().Format("15:04:05 MST"), l.Head)}
 }

@@ -31,7 +31,7 @@ func NewCmdWorker(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "workflow", Usage: "only threads of workflow `NAME`"},
 			&cli.StringFlag{Name: "agent", Usage: "agent `COMMAND` line or configured alias (overrides the configuration)"},
 			&cli.DurationFlag{Name: "timeout", Usage: "kill an agent after `DURATION`"},
-			&cli.DurationFlag{Name: "lease", Value: worker.DefaultLease, Usage: "a claim lasts `DURATION` unless renewed (it is renewed while the step runs)"},
+			&cli.DurationFlag{Name: "lease", Value: worker.DefaultLease, Usage: "a claim lasts `DURATION` unless renewed (it is renewed while the step runs; at most 12h)"},
 			&cli.BoolFlag{Name: "until-idle", Usage: "exit 0 once nothing is runnable or leased on the remote"},
 			&cli.StringFlag{Name: "name", Usage: "the worker's `NAME` in its leases (default: host:pid)"},
 		},
@@ -43,8 +43,8 @@ func NewCmdWorker(f *cmdutil.Factory) *cli.Command {
 			if c.IsSet("jobs") && c.Int("jobs") < 1 {
 				return cmdutil.FlagErrorf("-j must be a positive number")
 			}
-			if c.Duration("lease") < time.Second {
-				return cmdutil.FlagErrorf("--lease must be at least 1s")
+			if c.Duration("lease") < time.Second || c.Duration("lease") > worker.MaxLease {
+				return cmdutil.FlagErrorf("--lease must be between 1s and %s", worker.MaxLease)
 			}
 			return run(c.Context, f, c, remote)
 		},
@@ -83,7 +83,11 @@ func run(ctx context.Context, f *cmdutil.Factory, c *cli.Context, remote string)
 		},
 	}
 	st, err := w.Run(ctx, jobs, c.Bool("until-idle"))
-	fmt.Fprintf(f.IO.ErrOut, "worker %s: %d step(s) pushed, %d failed, %d discarded (lease lost)\n", w.Name, st.Steps, st.Failed, st.Lost)
+	fmt.Fprintf(f.IO.ErrOut, "worker %s: %d step(s) pushed, %d failed, %d discarded (lease lost)", w.Name, st.Steps, st.Failed, st.Lost)
+	if st.Unpushed > 0 {
+		fmt.Fprintf(f.IO.ErrOut, ", %d kept here unpushed (%s unreachable)", st.Unpushed, remote)
+	}
+	fmt.Fprintln(f.IO.ErrOut)
 	if err != nil {
 		if ctx.Err() != nil {
 			return cmdutil.ErrCancelled
@@ -92,6 +96,10 @@ func run(ctx context.Context, f *cmdutil.Factory, c *cli.Context, remote string)
 	}
 	if st.Failed > 0 {
 		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf("%d step(s) failed", st.Failed)}
+	}
+	if st.Unpushed > 0 {
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf(
+			"%d step(s) could not be pushed to %s and are kept in this clone: push them with git uwf push %s", st.Unpushed, remote, remote)}
 	}
 	return nil
 }
