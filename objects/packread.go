@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -52,11 +51,12 @@ func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 		return nil, plumbing.ErrObjectNotFound
 	}
 	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
-	f, err := os.Open(pack)
+	p.mu.Lock()
+	f, err := p.open(pack)
+	p.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	limit := p.limit
 	if limit <= 0 {
 		limit = defaultPackedReadLimit
