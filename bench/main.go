@@ -45,7 +45,7 @@ func main() {
 	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
 	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
 	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
-	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,inproc,list,read,alias,sync,transfer,review,fleet,workers")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,scalestep,inproc,list,read,alias,sync,transfer,review,fleet,workers")
 	flag.IntVar(&c.fleet, "fleet", 1000, "idle threads stepped by the step --all figure")
 	flag.IntVar(&c.workerThreads, "worker-threads", 40, "one-step threads processed by the worker figures")
 	flag.IntVar(&c.transfer, "transfer", 1000, "new threads moved by the fetch and push figures")
@@ -110,6 +110,7 @@ func run(ctx context.Context, c config) error {
 	}{
 		{"start", b.startFigure},
 		{"step", b.stepFigures},
+		{"scalestep", b.scaleStepFigures},
 		{"inproc", b.inProcessFigure},
 		{"list", b.listFigures},
 		{"read", b.readFigures},
