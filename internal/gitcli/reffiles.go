@@ -25,6 +25,7 @@ type RefFiles struct {
 	mu     sync.Mutex
 	packed *packedRefs
 	stamp  fileStamp
+	parses int // how many times packed-refs was read and parsed (tests)
 }
 
 // NewRefFiles returns a reader of the refs in commonDir.
@@ -111,6 +112,7 @@ func (f *RefFiles) packedRefs() (*packedRefs, error) {
 		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	p := newPackedRefs(data)
+	f.parses++
 	// Keep it only if the file did not change while it was read.
 	if fi2, err := os.Stat(path); err == nil && stampOf(fi2) == stamp && int64(len(data)) == stamp.size {
 		f.packed, f.stamp = p, stamp
