@@ -1,6 +1,7 @@
 package gitcli
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -107,5 +108,45 @@ func TestRefFilesSharedReads(t *testing.T) {
 	}
 	if f.parses != 2 {
 		t.Errorf("packed-refs parsed %d times after it changed, want twice", f.parses)
+	}
+}
+
+// TestHeadWithSharedRefFiles: HeadWith through a shared RefFiles answers
+// what git answers as the branch moves loose and packed, and parses
+// packed-refs only when it changed; a RefFiles of another repository is
+// not used.
+func TestHeadWithSharedRefFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := initRepo(t)
+	repo, err := Discover(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := NewRefFiles(repo.CommonDir)
+	other := NewRefFiles(filepath.Join(initRepo(t), ".git"))
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"unborn", func() {}},
+		{"loose", func() { git(t, dir, "commit", "-q", "--allow-empty", "-m", "one") }},
+		{"packed", func() { git(t, dir, "pack-refs", "--all") }},
+		{"loose over packed", func() { git(t, dir, "commit", "-q", "--allow-empty", "-m", "two") }},
+	}
+	for _, st := range steps {
+		st.do()
+		want := ""
+		if out, err := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", "HEAD").Output(); err == nil {
+			want = strings.TrimSpace(string(out))
+		}
+		for _, f := range []*RefFiles{files, other} {
+			h, err := HeadWith(ctx, repo, f)
+			if err != nil || h.Commit != want || h.Branch != "main" {
+				t.Errorf("%s: HeadWith = %+v, %v; want main at %q", st.name, h, err, want)
+			}
+		}
+	}
+	if files.parses != 1 || other.parses != 0 {
+		t.Errorf("packed-refs parsed %d times (other repository: %d), want 1 and 0", files.parses, other.parses)
 	}
 }
