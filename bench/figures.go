@@ -277,12 +277,19 @@ func (b *bench) inProcessFigure(ctx context.Context) error {
 // bigFixture builds (once) the repository with cfg.threads threads: a third
 // at their start, a third with one step, a third completed.
 func (b *bench) bigFixture(ctx context.Context) (*fixture, error) {
-	dir := filepath.Join(b.root, "big")
+	return b.threadsFixture(ctx, "big", true)
+}
+
+// threadsFixture builds (once) in name a repository with cfg.threads
+// threads, as bigFixture; packed says whether its refs are packed (git gc,
+// a clone) or left loose (as steps and fetches write them).
+func (b *bench) threadsFixture(ctx context.Context, name string, packed bool) (*fixture, error) {
+	dir := filepath.Join(b.root, name)
 	if _, err := os.Stat(dir); err == nil {
 		f, err := newFixtureOpen(ctx, dir)
 		return f, err
 	}
-	logf("fixture: %d threads", b.cfg.threads)
+	logf("fixture: %d threads in %s", b.cfg.threads, name)
 	f, err := newFixture(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -304,10 +311,33 @@ func (b *bench) bigFixture(ctx context.Context) (*fixture, error) {
 	if err := im.close(); err != nil {
 		return nil, fmt.Errorf("fast-import: %w", err)
 	}
+	if !packed {
+		return f, nil
+	}
 	if _, err := git(dir, nil, "pack-refs", "--all"); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// scaleStepFigures measures a step in a repository of cfg.threads threads,
+// once with packed refs and once with loose ones: the step reads one
+// thread, so it must cost what it costs with one thread.
+func (b *bench) scaleStepFigures(ctx context.Context) error {
+	for _, packed := range []bool{true, false} {
+		name, label := "big", fmt.Sprintf("%d threads, packed refs", b.cfg.threads)
+		if !packed {
+			name, label = "big-loose", fmt.Sprintf("%d threads, loose refs", b.cfg.threads)
+		}
+		f, err := b.threadsFixture(ctx, name, packed)
+		if err != nil {
+			return err
+		}
+		if err := b.stepRow(ctx, f, label); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newFixtureOpen(ctx context.Context, dir string) (*fixture, error) {

@@ -7,7 +7,7 @@
 // 1,000-step thread, 100,000 nodes) in a temporary directory with
 // `git fast-import`, then measures the real binary. Run it with `make bench`
 // or `go run ./bench [-runs N] [-threads N] [-steps N] [-nodes N] [-fleet N]
-// [-worker-threads N] [-only figures]`.
+// [-worker-threads N] [-transfer N] [-only figures]`.
 package main
 
 import (
@@ -34,6 +34,8 @@ type config struct {
 	// fleet and workerThreads size the step --all and worker figures.
 	fleet         int
 	workerThreads int
+	// transfer sizes the fetch and push of new threads.
+	transfer int
 }
 
 func main() {
@@ -43,9 +45,10 @@ func main() {
 	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
 	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
 	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
-	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,inproc,list,read,alias,sync,review,fleet,workers,serve")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,scalestep,inproc,list,read,alias,sync,transfer,review,fleet,workers,serve")
 	flag.IntVar(&c.fleet, "fleet", 1000, "idle threads stepped by the step --all figure")
 	flag.IntVar(&c.workerThreads, "worker-threads", 40, "one-step threads processed by the worker figures")
+	flag.IntVar(&c.transfer, "transfer", 1000, "new threads moved by the fetch and push figures")
 	flag.Parse()
 	if c.runs < 5 {
 		c.runs = 5
@@ -107,11 +110,13 @@ func run(ctx context.Context, c config) error {
 	}{
 		{"start", b.startFigure},
 		{"step", b.stepFigures},
+		{"scalestep", b.scaleStepFigures},
 		{"inproc", b.inProcessFigure},
 		{"list", b.listFigures},
 		{"read", b.readFigures},
 		{"alias", b.aliasFigure},
 		{"sync", b.syncFigure},
+		{"transfer", b.transferFigures},
 		{"review", b.reviewFigure},
 		{"fleet", b.fleetFigure},
 		{"workers", b.workerFigures},

@@ -74,9 +74,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 	if now == nil {
 		now = time.Now
 	}
+	refs := newRefFiles(info.CommonDir)
+	store.UseRefFiles(refs.files)
 	return &Repo{Info: info, Git: run, Store: store, now: now,
 		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
-		refs: newRefFiles(info.CommonDir)}, nil
+		refs: refs}, nil
 }
 
 // Now is the repository's clock (injectable for tests).

@@ -31,7 +31,22 @@ func (r *Repo) WorkflowAt(ctx context.Context, commit plumbing.Hash) (*WorkflowI
 
 // ListRefs lists the refs under patterns ("refs/uwf/threads/", …) as
 // `git for-each-ref` does, sorted by name, reading the ref files in-process
-// when the repository uses the files backend (gitcli.Runner.ListRefs).
+// when the repository uses the files backend, through the process's one
+// reader of them (RefFiles), and running git for-each-ref otherwise.
 func (r *Repo) ListRefs(ctx context.Context, patterns ...string) ([]gitcli.RefEntry, error) {
-	return r.Git.ListRefs(ctx, r.Info.CommonDir, patterns...)
+	if refs, ok, err := r.RefFiles().List(patterns...); ok && err == nil {
+		return refs, nil
+	}
+	return r.Git.ForEachRef(ctx, patterns...)
+}
+
+// RefFiles is the reader of this repository's ref files that every ref
+// read of the process shares (thread resolution, listings, the adopt
+// check, the alias index), so packed-refs is parsed once per process
+// while it does not change.
+func (r *Repo) RefFiles() *gitcli.RefFiles {
+	if r.refs == nil || r.refs.files == nil {
+		return gitcli.NewRefFiles(r.Info.CommonDir)
+	}
+	return r.refs.files
 }

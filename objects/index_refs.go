@@ -22,7 +22,13 @@ func (s *Store) uwfRefsFromFiles() (tips map[string]plumbing.Hash, ok bool) {
 	if dir == "" || !strings.HasSuffix(dir, suffix) {
 		return nil, false
 	}
-	refs, ok, err := gitcli.ReadHashRefs(strings.TrimSuffix(dir, suffix), "refs/uwf/", "refs/remotes/")
+	var refs []gitcli.RefEntry
+	var err error
+	if s.refs != nil {
+		refs, ok, err = s.refs.ListHash("refs/uwf/", "refs/remotes/")
+	} else {
+		refs, ok, err = gitcli.ReadHashRefs(strings.TrimSuffix(dir, suffix), "refs/uwf/", "refs/remotes/")
+	}
 	if !ok || err != nil {
 		return nil, false
 	}

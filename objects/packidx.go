@@ -30,6 +30,28 @@ type packIndexes struct {
 	scanned bool
 	idx     []string                // .idx paths, as last listed
 	fanout  map[string]*[256]uint32 // by path, read on first use
+	// files keeps the .idx and .pack files open once used, so reading
+	// thousands of objects (a sync validating fetched threads) does not
+	// open and close two files per object. A pack git deleted stays
+	// readable through its open file; unreachable stores' files are closed
+	// by the runtime.
+	files map[string]*os.File
+}
+
+// open returns the file at path, opened once; p.mu is held.
+func (p *packIndexes) open(path string) (*os.File, error) {
+	if f := p.files[path]; f != nil {
+		return f, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if p.files == nil {
+		p.files = map[string]*os.File{}
+	}
+	p.files[path] = f
+	return f, nil
 }
 
 // idxMagic starts a version 2 (or later) pack index.
@@ -109,15 +131,14 @@ func (p *packIndexes) scan() error {
 // lookup binary-searches one version 2 index for h and reads the offset
 // of its pack entry; p.mu is held.
 func (p *packIndexes) lookup(path string, h plumbing.Hash) (int64, bool, error) {
-	f, err := os.Open(path)
+	f, err := p.open(path)
 	if err != nil {
 		return 0, false, err
 	}
-	defer f.Close()
 	fan := p.fanout[path]
 	if fan == nil {
 		var head [idxHeader]byte
-		if _, err := io.ReadFull(f, head[:]); err != nil {
+		if _, err := f.ReadAt(head[:], 0); err != nil {
 			return 0, false, errIdxFormat
 		}
 		if !bytes.Equal(head[:4], idxMagic) || binary.BigEndian.Uint32(head[4:8]) != 2 {

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -52,11 +52,12 @@ func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 		return nil, plumbing.ErrObjectNotFound
 	}
 	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
-	f, err := os.Open(pack)
+	p.mu.Lock()
+	f, err := p.open(pack)
+	p.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	limit := p.limit
 	if limit <= 0 {
 		limit = defaultPackedReadLimit
@@ -197,11 +198,22 @@ func deltaBaseOffset(br *bufio.Reader) (int64, error) {
 // inflate reads one zlib stream of size bytes, to its end, so that its
 // checksum is verified.
 func inflate(r io.Reader, size int64) ([]byte, error) {
-	zr, err := zlib.NewReader(r)
-	if err != nil {
-		return nil, fmt.Errorf("inflate: %w", err)
+	var zr io.ReadCloser
+	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, fmt.Errorf("inflate: %w", err)
+		}
+		zr = pooled
+	} else {
+		var err error
+		if zr, err = zlib.NewReader(r); err != nil {
+			return nil, fmt.Errorf("inflate: %w", err)
+		}
 	}
-	defer zr.Close()
+	defer func() {
+		zr.Close()
+		zlibReaders.Put(zr)
+	}()
 	data := make([]byte, size)
 	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, fmt.Errorf("inflate: %w", err)
@@ -215,6 +227,10 @@ func inflate(r io.Reader, size int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// zlibReaders keeps zlib readers between inflates: a new one allocates a
+// 32 KiB window, which dominated reading thousands of small objects.
+var zlibReaders sync.Pool
 
 // deltaTargetSize reads the size of a delta's result: the second of the
 // two little-endian base-128 numbers that start it.

@@ -1,17 +1,17 @@
 package cmdutil
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitcli"
 	"github.com/git-uwf/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/internal/uwfsync"
 )
@@ -81,7 +81,7 @@ func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
 			// `git uwf remote setup`, new threads and fast-forwards are
 			// taken over so every command sees them. Divergence is left to
 			// `git uwf sync`. A failure here only delays that.
-			if !mayHaveFetchedThreads(repo.Info.CommonDir) {
+			if !mayHaveFetchedThreads(repo.Info.CommonDir, repo.RefFiles()) {
 				return // nothing fetched to adopt: spare the git processes
 			}
 			// Only the remote-tracking refs that moved since they were
@@ -106,10 +106,11 @@ func OpenRepoWithoutAdopt(ctx context.Context, f *Factory) (*chain.Repo, error) 
 }
 
 // mayHaveFetchedThreads reports whether a remote-tracking uwf ref
-// (refs/remotes/<remote>/uwf/...) may exist, looking only at the ref files:
+// (refs/remotes/<remote>/uwf/...) may exist, looking only at the ref files
+// (files reads packed-refs):
 // false means there is certainly nothing for Adopt to take over. Ref
 // storage it does not know (reftable) answers true.
-func mayHaveFetchedThreads(commonDir string) bool {
+func mayHaveFetchedThreads(commonDir string, files *gitcli.RefFiles) bool {
 	if _, err := os.Stat(filepath.Join(commonDir, "reftable")); err == nil {
 		return true
 	}
@@ -128,24 +129,10 @@ func mayHaveFetchedThreads(commonDir string) bool {
 	if found {
 		return true
 	}
-	data, err := os.ReadFile(filepath.Join(commonDir, "packed-refs"))
-	if err != nil {
-		return !errors.Is(err, fs.ErrNotExist)
-	}
-	for len(data) > 0 {
-		i := bytes.Index(data, []byte(" refs/remotes/"))
-		if i < 0 {
-			return false
-		}
-		data = data[i+len(" refs/remotes/"):]
-		end := bytes.IndexByte(data, '\n')
-		if end < 0 {
-			end = len(data)
-		}
-		if bytes.Contains(data[:end], []byte("/uwf/")) {
-			return true
-		}
-		data = data[end:]
-	}
-	return false
+	// packed-refs through the reader every later ref read of the process
+	// shares (thread resolution, listings), so it is parsed once.
+	found, ok, err := files.AnyPacked("refs/remotes/", func(name string) bool {
+		return strings.Contains(strings.TrimPrefix(name, "refs/remotes/"), "/uwf/")
+	})
+	return found || !ok || err != nil
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitcli"
 )
 
 func TestMayHaveFetchedThreads(t *testing.T) {
@@ -31,15 +33,21 @@ func TestMayHaveFetchedThreads(t *testing.T) {
 		{"loose tracking ref", map[string]string{"refs/remotes/origin/uwf/threads/X": oid + "\n"}, true},
 		{"remote name with a slash", map[string]string{"refs/remotes/a/b/uwf/threads/X": oid + "\n"}, true},
 		{"packed tracking ref", map[string]string{"packed-refs": oid + " refs/remotes/origin/main\n" + oid + " refs/remotes/origin/uwf/threads/X\n"}, true},
+		{"packed, the tracking ref after other remotes' refs", map[string]string{"packed-refs": "# pack-refs with: peeled fully-peeled sorted\n" +
+			oid + " refs/remotes/a/main\n" + oid + " refs/remotes/b/dev\n" + oid + " refs/remotes/b/uwf/threads/X\n" + oid + " refs/uwf/threads/X\n"}, true},
+		{"damaged packed-refs", map[string]string{"packed-refs": "not a ref\n"}, true},
 		{"reftable", map[string]string{"reftable/tables.list": ""}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "refs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			for rel, content := range tt.files {
 				write(t, dir, rel, content)
 			}
-			if got := mayHaveFetchedThreads(dir); got != tt.want {
+			if got := mayHaveFetchedThreads(dir, gitcli.NewRefFiles(dir)); got != tt.want {
 				t.Fatalf("mayHaveFetchedThreads = %v, want %v", got, tt.want)
 			}
 		})

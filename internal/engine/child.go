@@ -76,7 +76,7 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 		return nil, fmt.Errorf("child of thread %s: %w", t.ID, err)
 	}
 	started := time.Now()
-	codeBefore := codeHead(ctx, dir)
+	codeBefore := codeHead(ctx, dir, e.Repo.RefFiles())
 	child, err := e.Repo.StartChild(ctx, t, p.role, wf, p.prompt, cwd)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 				return nil, err
 			}
 			return e.appendChild(ctx, t, p, ct, started, cwd,
-				chain.StepCodeTrailers(codeBefore, codeHead(ctx, dir)))
+				chain.StepCodeTrailers(codeBefore, codeHead(ctx, dir, e.Repo.RefFiles())))
 		case chain.StatusCancelled:
 			if err := e.checkKill(ctx, t); err != nil {
 				return nil, err

@@ -8,13 +8,14 @@ import (
 
 // codeHead returns the commit checked out in the work tree around dir ("",
 // when dir is in no repository or on an unborn branch): the code a step
-// runs on.
-func codeHead(ctx context.Context, dir string) string {
+// runs on. files is the process's reader of the engine repository's ref
+// files, used when dir is in that repository.
+func codeHead(ctx context.Context, dir string, files *gitcli.RefFiles) string {
 	repo, err := gitcli.Discover(ctx, dir, nil)
 	if err != nil || repo.Bare {
 		return ""
 	}
-	h, err := gitcli.HeadOf(ctx, repo)
+	h, err := gitcli.HeadWith(ctx, repo, files)
 	if err != nil {
 		return ""
 	}

@@ -366,7 +366,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		res    *agentkit.Result
 		runErr error
 	)
-	codeBefore := codeHead(ctx, cwd)
+	codeBefore := codeHead(ctx, cwd, e.Repo.RefFiles())
 	agentCtx, stopWatch := e.watchKill(ctx, t.ID)
 	if inproc != nil {
 		res, runErr = agentkit.RunFunc(agentCtx, inv, func(ctx context.Context, stdout, stderr io.Writer) int {
@@ -435,7 +435,7 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec AgentSpe
 		ref.OID = n.OID
 	}
 	entry, err := e.Repo.AppendStep(ctx, t, ref, chain.AppendOptions{ExpectedRole: p.role,
-		Trailers: chain.StepCodeTrailers(codeBefore, codeHead(ctx, cwd))})
+		Trailers: chain.StepCodeTrailers(codeBefore, codeHead(ctx, cwd, e.Repo.RefFiles()))})
 	if err != nil {
 		// Whether the step was rejected or the ref could not be moved, the
 		// agent's StepNode (and all it references) is kept in an attempt.

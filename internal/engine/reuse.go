@@ -48,7 +48,7 @@ func (e *Engine) reuse(ctx context.Context, t *chain.Thread, p plan, opts StepOp
 	}
 	code := ""
 	if dir, err := e.stepDir(t, p, opts); err == nil {
-		code = codeHead(ctx, dir)
+		code = codeHead(ctx, dir, e.Repo.RefFiles())
 	}
 	entry, err := e.Repo.AppendStep(ctx, t, objects.Ref{Alias: n.Alias, OID: n.OID},
 		chain.AppendOptions{ExpectedRole: p.role, ReusedAttempt: found.Commit.String(), Trailers: chain.StepCodeTrailers(code, "")})

@@ -22,6 +22,16 @@ type Head struct {
 // symbolic ref to a branch in the files backend, or a detached oid), else
 // with git.
 func HeadOf(ctx context.Context, repo *Repo) (Head, error) {
+	return HeadWith(ctx, repo, nil)
+}
+
+// HeadWith is HeadOf reading the branch through files, the process's
+// shared reader of repo's ref files (nil for none, or when files reads
+// another common dir), so packed-refs is not parsed again.
+func HeadWith(ctx context.Context, repo *Repo, files *RefFiles) (Head, error) {
+	if files != nil && filepath.Clean(files.common) != filepath.Clean(repo.CommonDir) {
+		files = nil
+	}
 	data, err := os.ReadFile(filepath.Join(repo.GitDir, "HEAD"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Head{}, fmt.Errorf("read HEAD: %w", err)
@@ -29,7 +39,11 @@ func HeadOf(ctx context.Context, repo *Repo) (Head, error) {
 	s := strings.TrimSpace(string(data))
 	if name, ok := strings.CutPrefix(s, "ref: "); ok && strings.HasPrefix(name, "refs/heads/") {
 		h := Head{Branch: strings.TrimPrefix(name, "refs/heads/")}
-		if oid, found, err := ReadRef(repo.CommonDir, name); err == nil && isFilesBackend(repo.CommonDir) {
+		read := func() (string, bool, error) { return ReadRef(repo.CommonDir, name) }
+		if files != nil {
+			read = func() (string, bool, error) { return files.Ref(name) }
+		}
+		if oid, found, err := read(); err == nil && isFilesBackend(repo.CommonDir) {
 			// Not found (loose or packed) is an unborn branch.
 			if found {
 				h.Commit = oid

@@ -6,13 +6,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
 
-// RefFiles reads single refs from the files backend of one common dir, as
-// ReadRef does, for a process that looks refs up again and again (a step
-// reads its thread's and attempts' refs several times). packed-refs is
+// RefFiles reads refs from the files backend of one common dir, as ReadRef
+// and ReadRefs do, for a process that reads refs again and again (a step
+// reads its thread's and attempts' refs several times, checks whether
+// fetched threads need adopting, and lists the tips of the alias index):
+// one RefFiles shared by all of them parses packed-refs once. packed-refs is
 // parsed once and kept while the file keeps its identity (inode, size,
 // modification time): git replaces it by rename, and validates its own
 // cache the same way. Safe for concurrent use.
@@ -22,6 +25,7 @@ type RefFiles struct {
 	mu     sync.Mutex
 	packed *packedRefs
 	stamp  fileStamp
+	parses int // how many times packed-refs was read and parsed (tests)
 }
 
 // NewRefFiles returns a reader of the refs in commonDir.
@@ -34,6 +38,45 @@ func (f *RefFiles) Ref(name string) (oid string, ok bool, err error) {
 	}
 	rr := refReader{common: f.common, cache: f}
 	return rr.resolve(name, 0)
+}
+
+// List is ReadRefs with packed-refs kept between calls.
+func (f *RefFiles) List(patterns ...string) (refs []RefEntry, ok bool, err error) {
+	return readRefs(f.common, patterns, true, f)
+}
+
+// ListHash is ReadHashRefs with packed-refs kept between calls.
+func (f *RefFiles) ListHash(patterns ...string) (refs []RefEntry, ok bool, err error) {
+	return readRefs(f.common, patterns, false, f)
+}
+
+// AnyPacked reports whether packed-refs holds a ref whose name starts with
+// prefix and satisfies match, looking only at the records under prefix.
+// ok is false when the files cannot answer (another ref backend, a
+// damaged packed-refs file).
+func (f *RefFiles) AnyPacked(prefix string, match func(name string) bool) (found, ok bool, err error) {
+	if !isFilesBackend(f.common) {
+		return false, false, nil
+	}
+	p, err := f.packedRefs()
+	if err != nil {
+		return false, false, err
+	}
+	start := p.lowerBound(prefix)
+	if start < 0 {
+		return false, false, nil
+	}
+	p.scan(start, func(_, name string) bool {
+		if !strings.HasPrefix(name, prefix) {
+			return false
+		}
+		found = match(name)
+		return !found
+	})
+	if p.err != nil {
+		return false, false, nil
+	}
+	return found, true, nil
 }
 
 // fileStamp identifies one version of a file that is replaced by rename.
@@ -69,6 +112,7 @@ func (f *RefFiles) packedRefs() (*packedRefs, error) {
 		return nil, fmt.Errorf("read packed-refs: %w", err)
 	}
 	p := newPackedRefs(data)
+	f.parses++
 	// Keep it only if the file did not change while it was read.
 	if fi2, err := os.Stat(path); err == nil && stampOf(fi2) == stamp && int64(len(data)) == stamp.size {
 		f.packed, f.stamp = p, stamp

@@ -58,14 +58,14 @@ const symrefMaxDepth = 5
 // be read; ok is then false too. Object ids are not checked to exist, as
 // for-each-ref does not check them for this format.
 func ReadRefs(commonDir string, patterns ...string) (refs []RefEntry, ok bool, err error) {
-	return readRefs(commonDir, patterns, true)
+	return readRefs(commonDir, patterns, true, nil)
 }
 
 // ReadHashRefs is ReadRefs without symbolic refs: it lists only the refs
 // that hold an object id themselves (what go-git calls hash references).
 // A loose symbolic ref still hides a packed ref of the same name.
 func ReadHashRefs(commonDir string, patterns ...string) (refs []RefEntry, ok bool, err error) {
-	return readRefs(commonDir, patterns, false)
+	return readRefs(commonDir, patterns, false, nil)
 }
 
 // ReadRef reads one ref from the files backend of commonDir, following
@@ -128,7 +128,9 @@ func matchPattern(name, pattern string) bool {
 	return len(name) == len(pattern) || name[len(pattern)] == '/' || pattern[len(pattern)-1] == '/'
 }
 
-func readRefs(commonDir string, patterns []string, resolve bool) ([]RefEntry, bool, error) {
+// readRefs is ReadRefs (resolve) or ReadHashRefs; packed-refs comes from
+// cache when it is set.
+func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles) ([]RefEntry, bool, error) {
 	if len(patterns) == 0 || !isFilesBackend(commonDir) {
 		return nil, false, nil
 	}
@@ -137,7 +139,7 @@ func readRefs(commonDir string, patterns []string, resolve bool) ([]RefEntry, bo
 			return nil, false, nil
 		}
 	}
-	rr := refReader{common: commonDir}
+	rr := refReader{common: commonDir, cache: cache}
 	// Loose refs first (see the concurrency note above).
 	loose := map[string]looseRef{}
 	for _, p := range patterns {

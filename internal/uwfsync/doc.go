@@ -10,7 +10,11 @@
 //     ones the remote no longer has, and then [Reconcile]s.
 //   - [Reconcile] compares each remote-tracking ref with its local
 //     refs/uwf/... twin and yields one [Result] per ref; one bad ref never
-//     aborts the rest. Nothing is ever dropped: when a thread diverged, the
+//     aborts the rest. Every ref is decided first and the local refs then
+//     move together in one git update-ref --stdin transaction (each with
+//     its old value); when a ref moved under the run and git refuses the
+//     transaction, that run applies its moves one ref at a time, so the
+//     racing ref alone is reported. Nothing is ever dropped: when a thread diverged, the
 //     remote line keeps the thread's name and the local line is saved as a
 //     fork thread whose id is derived from what diverged ([ForkID]), so a
 //     second sync creates no duplicate.

@@ -234,7 +234,7 @@ func trackingRef(remote, name string) string {
 // cat-file --batch-check, which reads just those refs, where for-each-ref
 // would list every ref of their directory.
 func readRefs(ctx context.Context, repo *chain.Repo, names []string) (map[string]string, error) {
-	files := gitcli.NewRefFiles(repo.Info.CommonDir)
+	files := repo.RefFiles()
 	refs := make(map[string]string, len(names))
 	for _, name := range names {
 		oid, ok, err := files.Ref(name)

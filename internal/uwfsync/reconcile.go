@@ -66,7 +66,39 @@ type reconciler struct {
 	remote string
 	mode   mode
 	local  map[string]string // refs/uwf/... → oid, kept current as refs move
+
+	// cur collects what the ref being reconciled will move (see stage).
+	cur staged
+	// batch holds the decided moves of the refs reconciled so far; they
+	// are applied together, in one ref transaction, by flush.
+	batch []pendingMove
+	// touched is the set of refs batch moves.
+	touched map[string]bool
+	// held counts the thread locks batch holds.
+	held int
+	// beforeFlush, when set (tests), runs just before the batch's
+	// transaction, to let a test move a ref under the run.
+	beforeFlush func()
 }
+
+// staged is what one ref's reconcile decided to move.
+type staged struct {
+	what    string // for an error: "create refs/uwf/…", "fast-forward …"
+	msg     string // reflog message when applied alone
+	updates []gitcli.RefUpdate
+	unlock  func() // the thread lock held until the move is applied
+}
+
+// pendingMove is a decided move waiting for the batch's transaction.
+type pendingMove struct {
+	staged
+	res int // index of its result in the report
+}
+
+// maxHeldLocks bounds how many thread locks (open files) a batch holds:
+// a run that fast-forwards more threads than that applies its moves in
+// one transaction per maxHeldLocks threads. New refs take no lock.
+const maxHeldLocks = 512
 
 func reconcile(ctx context.Context, repo *chain.Repo, remote string, m mode) (*Report, error) {
 	st, err := listState(ctx, repo, remote)
@@ -84,25 +116,166 @@ func reconcile(ctx context.Context, repo *chain.Repo, remote string, m mode) (*R
 // st.local current as local refs move, and refreshes the alias index when
 // this run moved a ref (the index follows remote-tracking refs too; when
 // nothing moved it is as current as before).
+//
+// Every ref is first decided (validated, compared, its fork or merged
+// attempts written) and the resulting moves are then applied together in
+// one `git update-ref --stdin` transaction, each with its old value, so a
+// fetch of thousands of new threads starts one git process for its refs,
+// not one per thread (see flush for what happens when a ref moved under
+// the run).
 func reconcileState(ctx context.Context, repo *chain.Repo, remote string, m mode, st *refState) (*Report, error) {
-	rc := &reconciler{repo: repo, remote: remote, mode: m, local: st.local}
-	rep := &Report{Remote: remote, Results: make([]Result, 0, len(st.trackingOrder))}
-	moved := st.moved
+	return newReconciler(repo, remote, m, st).run(ctx, st)
+}
+
+func newReconciler(repo *chain.Repo, remote string, m mode, st *refState) *reconciler {
+	return &reconciler{repo: repo, remote: remote, mode: m, local: st.local, touched: map[string]bool{}}
+}
+
+func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
+	rep := &Report{Remote: rc.remote, Results: make([]Result, 0, len(st.trackingOrder))}
+	defer rc.release()
 	for _, name := range st.trackingOrder {
+		if rc.touched[name] {
+			// A ref this run already moves (a fork saved under the name
+			// the remote also has): apply the batch first so the second
+			// move starts from the first one's result.
+			rc.flush(ctx, rep)
+		}
 		res := rc.one(ctx, name, st.tracking[name])
 		if err := ctx.Err(); err != nil {
+			rc.dropCur()
+			rc.flush(ctx, rep)
 			return rep, err
 		}
+		rc.take(len(rep.Results))
 		rep.add(res)
+		if rc.held >= maxHeldLocks {
+			rc.flush(ctx, rep)
+		}
+	}
+	rc.flush(ctx, rep)
+	moved := st.moved
+	for _, res := range rep.Results {
 		moved = moved || res.New != res.Old
 	}
 	if !moved {
 		return rep, nil
 	}
-	if err := repo.Store.Refresh(ctx); err != nil {
-		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", remote, err)
+	if err := rc.repo.Store.Refresh(ctx); err != nil {
+		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", rc.remote, err)
 	}
 	return rep, nil
+}
+
+// stage records moves of the ref being reconciled, to be applied with the
+// batch; what names the move in an error, msg is the reflog message used
+// when the move has to be applied on its own. The values in rc.local are
+// updated at once, so later decisions of the run see them.
+func (rc *reconciler) stage(what, msg string, updates ...gitcli.RefUpdate) {
+	rc.cur.what, rc.cur.msg = what, msg
+	rc.cur.updates = append(rc.cur.updates, updates...)
+	for _, u := range updates {
+		rc.local[u.Ref] = u.New
+	}
+}
+
+// hold keeps a thread lock until the ref's move is applied.
+func (rc *reconciler) hold(unlock func()) { rc.cur.unlock = unlock }
+
+// take moves what the ref just reconciled staged into the batch, under the
+// index of its result; a lock held for a ref that moves nothing is
+// released at once.
+func (rc *reconciler) take(res int) {
+	cur := rc.cur
+	rc.cur = staged{}
+	if len(cur.updates) == 0 {
+		if cur.unlock != nil {
+			cur.unlock()
+		}
+		return
+	}
+	for _, u := range cur.updates {
+		rc.touched[u.Ref] = true
+	}
+	if cur.unlock != nil {
+		rc.held++
+	}
+	rc.batch = append(rc.batch, pendingMove{staged: cur, res: res})
+}
+
+// dropCur forgets what the current ref staged (the run was cancelled
+// before its result was reported).
+func (rc *reconciler) dropCur() {
+	for _, u := range rc.cur.updates {
+		rc.local[u.Ref] = u.Old
+	}
+	if rc.cur.unlock != nil {
+		rc.cur.unlock()
+	}
+	rc.cur = staged{}
+}
+
+// release lets go of every lock the batch still holds.
+func (rc *reconciler) release() {
+	for _, p := range rc.batch {
+		if p.unlock != nil {
+			p.unlock()
+		}
+	}
+	rc.batch, rc.held = nil, 0
+}
+
+// flush applies the batch in one ref transaction, every move with its old
+// value (compare-and-swap), and releases the batch's locks.
+//
+// When that transaction fails — most often because one ref moved under the
+// run (a step, another sync), which makes git refuse the whole
+// transaction — the moves are applied one result at a time instead, for
+// this batch only: one racing thread then costs only its own result (an
+// error saying to sync again) and cannot block the others. Each result's
+// own moves (a moved name and its saved fork) stay one transaction.
+func (rc *reconciler) flush(ctx context.Context, rep *Report) {
+	if len(rc.batch) == 0 {
+		return
+	}
+	defer rc.release()
+	clear(rc.touched)
+	if rc.beforeFlush != nil {
+		rc.beforeFlush()
+	}
+	var all []gitcli.RefUpdate
+	for _, p := range rc.batch {
+		all = append(all, p.updates...)
+	}
+	msg := rc.batch[0].msg
+	if len(rc.batch) > 1 {
+		msg = "uwf: sync from " + rc.remote
+	}
+	if err := rc.repo.Git.UpdateRefs(ctx, msg, all...); err == nil {
+		return
+	}
+	for _, p := range rc.batch {
+		if err := rc.repo.Git.UpdateRefs(ctx, p.msg, p.updates...); err != nil {
+			rc.failed(&rep.Results[p.res], p, err)
+		}
+	}
+}
+
+// failed turns the result of a move that could not be applied into an
+// error, and restores the values in rc.local.
+func (rc *reconciler) failed(res *Result, p pendingMove, err error) {
+	var conflict *gitcli.RefConflictError
+	if errors.As(err, &conflict) {
+		err = fmt.Errorf("%w (it moved while syncing; sync again)", err)
+	}
+	for _, u := range p.updates {
+		rc.local[u.Ref] = u.Old
+		if u.Old == gitcli.ZeroOID {
+			delete(rc.local, u.Ref)
+		}
+	}
+	res.Kind, res.New, res.Fork, res.Steps = KindError, res.Old, "", 0
+	res.Reason = fmt.Sprintf("%s: %v", p.what, err)
 }
 
 // one reconciles the local ref name with the remote's value remoteOID.
@@ -157,9 +330,7 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		} else if reason != "" {
 			return fail(KindInvalid, "%s", reason)
 		}
-		if err := rc.update(ctx, "uwf: sync new from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: gitcli.ZeroOID, New: remoteOID}); err != nil {
-			return fail(KindError, "create %s: %v", name, err)
-		}
+		rc.stage("create "+name, "uwf: sync new from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: gitcli.ZeroOID, New: remoteOID})
 		res.Kind, res.New, res.Steps = KindNew, remoteOID, rc.count(ctx, ns, entries, "", remoteOID)
 		return res
 	}
@@ -186,12 +357,10 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		if err != nil {
 			return fail(KindError, "%v; sync again when it is done", err)
 		}
-		defer unlock()
+		rc.hold(unlock) // until the move is applied
 	}
 	if behind {
-		if err := rc.update(ctx, "uwf: sync fast-forward from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: localOID, New: remoteOID}); err != nil {
-			return fail(KindError, "fast-forward %s: %v", name, err)
-		}
+		rc.stage("fast-forward "+name, "uwf: sync fast-forward from "+rc.remote, gitcli.RefUpdate{Ref: name, Old: localOID, New: remoteOID})
 		res.Kind, res.New, res.Steps = KindFastForward, remoteOID, rc.count(ctx, ns, entries, localOID, remoteOID)
 		return res
 	}
@@ -230,11 +399,8 @@ func (rc *reconciler) forkWorkflow(ctx context.Context, res Result, name string,
 		return res
 	}
 	if missing == 0 {
-		if err := rc.update(ctx, "uwf: sync workflow "+name+" from "+rc.remote,
-			gitcli.RefUpdate{Ref: res.Ref, Old: local.String(), New: remote.String()}); err != nil {
-			res.Kind, res.Reason = KindError, fmt.Sprintf("move %s: %v", res.Ref, err)
-			return res
-		}
+		rc.stage("move "+res.Ref, "uwf: sync workflow "+name+" from "+rc.remote,
+			gitcli.RefUpdate{Ref: res.Ref, Old: local.String(), New: remote.String()})
 		res.Kind, res.New = KindFastForward, remote.String()
 		res.Reason = fmt.Sprintf("workflow %s: every version you registered is already on %s", name, rc.remote)
 		return res
@@ -260,10 +426,7 @@ func (rc *reconciler) saveAndMove(ctx context.Context, res Result, fork string, 
 			return res
 		}
 	}
-	if err := rc.update(ctx, "uwf: sync diverged from "+rc.remote, updates...); err != nil {
-		res.Kind, res.Reason = KindError, fmt.Sprintf("save %s and move %s: %v", fork, res.Ref, err)
-		return res
-	}
+	rc.stage(fmt.Sprintf("save %s and move %s", fork, res.Ref), "uwf: sync diverged from "+rc.remote, updates...)
 	res.Kind, res.New, res.Fork, res.Reason = KindForked, remote.String(), fork, reason
 	return res
 }
@@ -315,11 +478,8 @@ func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.Th
 		}
 		tip = oid
 	}
-	if err := rc.update(ctx, "uwf: sync attempts of "+string(id)+" from "+rc.remote,
-		gitcli.RefUpdate{Ref: res.Ref, Old: local.String(), New: tip.String()}); err != nil {
-		res.Kind, res.Reason = KindError, fmt.Sprintf("move %s: %v", res.Ref, err)
-		return res
-	}
+	rc.stage("move "+res.Ref, "uwf: sync attempts of "+string(id)+" from "+rc.remote,
+		gitcli.RefUpdate{Ref: res.Ref, Old: local.String(), New: tip.String()})
 	res.Kind, res.New = KindMerged, tip.String()
 	res.Reason = fmt.Sprintf("%d of your attempts replayed onto the %s log", len(mine), rc.remote)
 	return res
@@ -347,21 +507,6 @@ func (rc *reconciler) localOnlyTrees(ctx context.Context, local, remote plumbing
 		}
 	}
 	return missing, nil
-}
-
-// update applies ref updates by compare-and-swap and records the new values.
-func (rc *reconciler) update(ctx context.Context, msg string, updates ...gitcli.RefUpdate) error {
-	if err := rc.repo.Git.UpdateRefs(ctx, msg, updates...); err != nil {
-		var conflict *gitcli.RefConflictError
-		if errors.As(err, &conflict) {
-			return fmt.Errorf("%w (it moved while syncing; sync again)", err)
-		}
-		return err
-	}
-	for _, u := range updates {
-		rc.local[u.Ref] = u.New
-	}
-	return nil
 }
 
 // count returns how many steps (thread commits after the start) or

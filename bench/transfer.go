@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// transferFigures measures git uwf fetch and push of many threads the other
+// side does not have yet (cfg.transfer of them), each against plain git
+// moving the same refs in the same run: fetch into an empty clone against
+// `git fetch` of refs/uwf/* into the remote-tracking namespace, push to an
+// empty bare remote against `git push --atomic` of refs/uwf/*. Every run
+// uses a fresh clone or remote, made outside the timing.
+func (b *bench) transferFigures(ctx context.Context) error {
+	n := b.cfg.transfer
+	src := filepath.Join(b.root, "transfer-src")
+	logf("transfer: fixture of %d threads", n)
+	f, err := newFixture(ctx, src)
+	if err != nil {
+		return err
+	}
+	im, err := f.importer()
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		switch i % 3 {
+		case 0:
+			im.thread(i, 0, "")
+		case 1:
+			im.thread(i, 1, "again")
+		default:
+			im.thread(i, 1, "done")
+		}
+	}
+	if err := im.close(); err != nil {
+		return fmt.Errorf("fast-import: %w", err)
+	}
+	bare := filepath.Join(b.root, "transfer-remote.git")
+	if _, err := git(b.root, nil, "init", "-q", "--bare", bare); err != nil {
+		return err
+	}
+	if _, err := git(src, nil, "push", "-q", bare, "refs/uwf/*:refs/uwf/*"); err != nil {
+		return err
+	}
+	refs, err := git(bare, nil, "for-each-ref", "--count=1000000", "--format=x", "refs/uwf/")
+	if err != nil {
+		return err
+	}
+	count := strings.Count(refs, "\n") + 1
+	// emptyClone makes an empty repository with the remote as origin.
+	emptyClone := func(name string) (string, error) {
+		dir := filepath.Join(b.root, name)
+		if _, err := git(b.root, nil, "init", "-q", "-b", "main", dir); err != nil {
+			return "", err
+		}
+		_, err := git(dir, nil, "remote", "add", "origin", bare)
+		return dir, err
+	}
+	fetch := func(i int) (sample, error) {
+		dir, err := emptyClone(fmt.Sprintf("transfer-fetch-uwf-%d", i+1))
+		if err != nil {
+			return sample{}, err
+		}
+		return proc(dir, nil, b.bin, "fetch", "origin")
+	}
+	plain := func(i int) (sample, error) {
+		dir, err := emptyClone(fmt.Sprintf("transfer-fetch-git-%d", i+1))
+		if err != nil {
+			return sample{}, err
+		}
+		return proc(dir, nil, "git", "fetch", "-q", "--no-tags", "origin", "+refs/uwf/*:refs/remotes/origin/uwf/*")
+	}
+	v, bv, _, err := b.measure(fetch, plain)
+	if err != nil {
+		return err
+	}
+	b.add(row{figure: fmt.Sprintf("`git uwf fetch` of %d new threads (%d refs) into an empty clone", n, count),
+		baseline: "`git fetch` of the same refs", value: v, base: bv, unit: "ms", goal: "≤ 2×"})
+
+	// emptyRemote makes an empty bare repository, known to the source as
+	// a remote of its own (so its remote-tracking refs start empty too).
+	emptyRemote := func(name string) (string, error) {
+		dir := filepath.Join(b.root, name+".git")
+		if _, err := git(b.root, nil, "init", "-q", "--bare", dir); err != nil {
+			return "", err
+		}
+		_, err := git(src, nil, "remote", "add", name, dir)
+		return dir, err
+	}
+	push := func(i int) (sample, error) {
+		name := fmt.Sprintf("push-uwf-%d", i+1)
+		if _, err := emptyRemote(name); err != nil {
+			return sample{}, err
+		}
+		return proc(src, nil, b.bin, "push", name)
+	}
+	plainPush := func(i int) (sample, error) {
+		dir, err := emptyRemote(fmt.Sprintf("push-git-%d", i+1))
+		if err != nil {
+			return sample{}, err
+		}
+		return proc(src, nil, "git", "push", "-q", "--atomic", dir, "refs/uwf/*:refs/uwf/*")
+	}
+	v, bv, _, err = b.measure(push, plainPush)
+	if err != nil {
+		return err
+	}
+	b.add(row{figure: fmt.Sprintf("`git uwf push` of %d new threads (%d refs) to an empty bare remote", n, count),
+		baseline: "`git push --atomic` of the same refs", value: v, base: bv, unit: "ms", goal: "≤ 2×"})
+	return nil
+}
