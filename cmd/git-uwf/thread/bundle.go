@@ -30,13 +30,9 @@ func exportBundle(c *cli.Context, f *cmdutil.Factory) error {
 	if err != nil {
 		return err
 	}
-	var ids []chain.ThreadID
-	for _, arg := range c.Args().Slice() {
-		id, err := repo.ResolveThread(c.Context, arg)
-		if err != nil {
-			return err
-		}
-		ids = append(ids, id)
+	ids, err := resolveThreads(c.Context, repo, c.Args().Slice())
+	if err != nil {
+		return err
 	}
 	// The threads and, transitively, the child threads that played their
 	// roles.

@@ -55,6 +55,20 @@ func resolveThread(ctx context.Context, repo *chain.Repo, arg string) (chain.Thr
 	return id, err
 }
 
+// resolveThreads resolves thread arguments (full ids or prefixes, with a
+// "did you mean" for an unknown one), in order.
+func resolveThreads(ctx context.Context, repo *chain.Repo, args []string) ([]chain.ThreadID, error) {
+	ids := make([]chain.ThreadID, 0, len(args))
+	for _, arg := range args {
+		id, err := resolveThread(ctx, repo, arg)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
 // busyExit turns a held thread lock or a step refused by its workflow's
 // limit into exit code 75 (retryable).
 func busyExit(err error) error {

@@ -52,13 +52,9 @@ func newCmdRemove(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			var ids []chain.ThreadID
-			for _, arg := range c.Args().Slice() {
-				id, err := repo.ResolveThread(c.Context, arg)
-				if err != nil {
-					return err
-				}
-				ids = append(ids, id)
+			ids, err := resolveThreads(c.Context, repo, c.Args().Slice())
+			if err != nil {
+				return err
 			}
 			out := removeOutput{}
 			var before func([]chain.RemovedThread) error
