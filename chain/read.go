@@ -179,6 +179,22 @@ func orDash(s string) string {
 
 func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
 
+// FormatAgo renders how long before now t was, for listings: "just now",
+// "5m ago", "3h ago", "4d ago".
+func FormatAgo(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h ago"
+	default:
+		return strconv.Itoa(int(d.Hours()/24)) + "d ago"
+	}
+}
+
 // FormatDuration renders a step duration: "850ms", "12.3s", "4m05s".
 func FormatDuration(d time.Duration) string {
 	var b [24]byte

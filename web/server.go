@@ -81,7 +81,7 @@ func New(repo *chain.Repo, opts Options) (*Server, error) {
 	s := &Server{repo: repo, opts: opts, md: newMarkdown(), tmpl: map[string]*template.Template{}}
 	funcs := template.FuncMap{
 		"markdown": func(src string) template.HTML { return renderMarkdown(s.md, src) },
-		"ago":      func(t time.Time) string { return ago(s.opts.Now(), t) },
+		"ago":      func(t time.Time) string { return chain.FormatAgo(s.opts.Now(), t) },
 		"stamp":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"short":    func(s string) string { return shorten(s, 12) },
 		"inc":      func(n int) int { return n + 1 },
@@ -182,20 +182,6 @@ func (s *Server) locked(ctx context.Context, fn func(context.Context, *chain.Rep
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return fn(ctx, s.repo)
-}
-
-func ago(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
 }
 
 func shorten(s string, n int) string {

@@ -283,7 +283,7 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 			if next == "" {
 				next = "-"
 			}
-			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, ago(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
+			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, chain.FormatAgo(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
 		}
 		_, err := t.WriteTo(w)
 		return err
