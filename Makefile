@@ -25,7 +25,7 @@ endif
 LDFLAGS := $(if $(VERSION),-X github.com/git-uwf/git-uwf/cmd/git-uwf/root.version=$(VERSION))
 # urfave_cli_no_docs leaves urfave/cli's markdown/man export (go-md2man,
 # blackfriday) out of the binary: their package initialisation ran on every
-# command. The man page has its own generator, cmd/git-uwf-man.
+# command. The man page has its own generator, cmd/git-uwf/genman.
 GOTAGS  := urfave_cli_no_docs
 
 .PHONY: all build install man test test-agents lint bench fuzz demo clean
@@ -38,7 +38,7 @@ build:
 # Written by a generator of its own from the same command table the binary
 # runs, so git-uwf does not carry it.
 man:
-	$(GO) run ./cmd/git-uwf-man $(if $(VERSION),-version '$(VERSION)') -o $(MANPAGE).tmp
+	$(GO) run ./cmd/git-uwf/genman $(if $(VERSION),-version '$(VERSION)') -o $(MANPAGE).tmp
 	mv $(MANPAGE).tmp $(MANPAGE)
 
 # git turns `git uwf --help` into `man git-uwf`, so the page goes where man looks.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -96,7 +96,7 @@ func newFixture(ctx context.Context, dir string) (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := cmdutil.LoadWorkflowFile(wfPath)
+	w, err := moderator.LoadFile(wfPath)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -160,7 +160,7 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 		if err == nil {
 			return commit, nil
 		}
-		var conflict *gitcli.RefConflictError
+		var conflict *gitrepo.RefConflictError
 		if !errors.As(err, &conflict) {
 			return plumbing.ZeroHash, err
 		}

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"runtime"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Deriving many summaries at once (a cold `thread list`) reads each head's
@@ -53,15 +54,15 @@ type headRead struct {
 
 // flight is one chunk of threads on its way through the batch rounds.
 type flight struct {
-	b       *gitcli.Batch // the cat-file process reading this chunk
+	b       *gitrepo.Batch // the cat-file process reading this chunk
 	chunk   []ThreadID
 	reads   []*headRead
-	commits *gitcli.Pending // head commit of each read
-	trees   *gitcli.Pending // root tree of each read left
-	nodes   *gitcli.Pending // head node, and start node unless the same
-	steps   []*headRead     // reads whose head is a step, in the order of outs
-	outs    *gitcli.Pending // the output of each of steps
-	err     error           // the batch broke: every thread takes the usual path
+	commits *gitrepo.Pending // head commit of each read
+	trees   *gitrepo.Pending // root tree of each read left
+	nodes   *gitrepo.Pending // head node, and start node unless the same
+	steps   []*headRead      // reads whose head is a step, in the order of outs
+	outs    *gitrepo.Pending // the output of each of steps
+	err     error            // the batch broke: every thread takes the usual path
 
 	// What the cat-file reader parsed of each answer of commits, trees,
 	// nodes and outs, as it read them: parsing runs beside the decoding of
@@ -96,7 +97,7 @@ type decodedOutput struct {
 }
 
 // decodeNodeObject decodes a node blob as decodeHead needs it.
-func decodeNodeObject(o gitcli.Object) decodedNode {
+func decodeNodeObject(o gitrepo.Object) decodedNode {
 	if o.Missing || o.Type != "blob" {
 		return decodedNode{err: errNotBlob}
 	}
@@ -108,7 +109,7 @@ var errNotBlob = errors.New("not a blob")
 
 // decodeOutputObject decodes an output node as finishStep needs it: the
 // payload as encoding/json gives it, {} when it is not an object.
-func decodeOutputObject(o gitcli.Object) decodedOutput {
+func decodeOutputObject(o gitrepo.Object) decodedOutput {
 	if o.Missing || o.Type != "blob" {
 		return decodedOutput{}
 	}
@@ -143,7 +144,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 	for start := 0; start < len(ids); start += chunk {
 		flights = append(flights, &flight{chunk: ids[start:min(start+chunk, len(ids))]})
 	}
-	var batches []*gitcli.Batch
+	var batches []*gitrepo.Batch
 	if len(ids) >= minBatch {
 		// Git reads objects about as fast as Go decodes them: with more
 		// than one CPU, two cat-file processes take alternate chunks.
@@ -193,7 +194,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
 // with a head.
-func askCommits(b *gitcli.Batch, f *flight, keys map[ThreadID]cacheKey) {
+func askCommits(b *gitrepo.Batch, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
 	names := newNameList(len(f.chunk), 0)
 	for _, id := range f.chunk {
@@ -205,14 +206,14 @@ func askCommits(b *gitcli.Batch, f *flight, keys map[ThreadID]cacheKey) {
 		names.add(k.head, "")
 	}
 	f.commitsRead = make([]parsedCommit, len(f.reads))
-	f.commits = b.AskEach(names.strings(), func(i int, o gitcli.Object) {
+	f.commits = b.AskEach(names.strings(), func(i int, o gitrepo.Object) {
 		c, ok := parseCommit(o)
 		f.commitsRead[i] = parsedCommit{c, ok}
 	})
 }
 
 // askTrees reads f's commits and asks b for their root trees.
-func askTrees(b *gitcli.Batch, f *flight) {
+func askTrees(b *gitrepo.Batch, f *flight) {
 	if _, err := f.commits.Wait(); err != nil {
 		f.err = err
 		return
@@ -229,7 +230,7 @@ func askTrees(b *gitcli.Batch, f *flight) {
 	}
 	f.commitsRead = nil
 	f.treesRead = make([]parsedTree, len(names.ends))
-	f.trees = b.AskEach(names.strings(), func(i int, o gitcli.Object) {
+	f.trees = b.AskEach(names.strings(), func(i int, o gitrepo.Object) {
 		root, ok := parseRootTree(o)
 		f.treesRead[i] = parsedTree{root, ok}
 	})
@@ -237,7 +238,7 @@ func askTrees(b *gitcli.Batch, f *flight) {
 
 // askNodes reads f's root trees and asks b for the head and start nodes
 // they name.
-func askNodes(b *gitcli.Batch, f *flight) {
+func askNodes(b *gitrepo.Batch, f *flight) {
 	if f.err != nil {
 		return
 	}
@@ -265,12 +266,12 @@ func askNodes(b *gitcli.Batch, f *flight) {
 	}
 	f.treesRead = nil
 	f.nodesRead = make([]decodedNode, len(names.ends))
-	f.nodes = b.AskEach(names.strings(), func(i int, o gitcli.Object) { f.nodesRead[i] = decodeNodeObject(o) })
+	f.nodes = b.AskEach(names.strings(), func(i int, o gitrepo.Object) { f.nodesRead[i] = decodeNodeObject(o) })
 }
 
 // decodeHeads reads and decodes f's nodes, routes the threads that need
 // no output, and asks b for the outputs of the others.
-func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
+func (r *Repo) decodeHeads(ctx context.Context, b *gitrepo.Batch, f *flight) {
 	if f.err != nil {
 		return
 	}
@@ -309,7 +310,7 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitcli.Batch, f *flight) {
 	}
 	f.nodesRead = nil
 	f.outsRead = make([]decodedOutput, len(f.steps))
-	f.outs = b.AskEach(names.strings(), func(i int, o gitcli.Object) { f.outsRead[i] = decodeOutputObject(o) })
+	f.outs = b.AskEach(names.strings(), func(i int, o gitrepo.Object) { f.outsRead[i] = decodeOutputObject(o) })
 }
 
 // settle reads f's outputs, routes the step heads and records every

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -27,7 +27,7 @@ type commitHead struct {
 // parseCommit reads the tree, the first parent and the committer time of
 // a commit in git's canonical layout: a tree line, parent lines, an author
 // line and a committer line. The time is decoded as go-git decodes it.
-func parseCommit(o gitcli.Object) (commitHead, bool) {
+func parseCommit(o gitrepo.Object) (commitHead, bool) {
 	var c commitHead
 	if o.Missing || o.Type != "commit" {
 		return c, false
@@ -87,7 +87,7 @@ type rootEntries struct {
 // parseRootTree reads a tree object ("<octal mode> <name>\0<20-byte oid>"
 // entries). As treeHash does, the first entry of a name counts: node and
 // start must not be directories, workflow and nodes must be.
-func parseRootTree(o gitcli.Object) (rootEntries, bool) {
+func parseRootTree(o gitrepo.Object) (rootEntries, bool) {
 	var r rootEntries
 	if o.Missing || o.Type != "tree" {
 		return r, false

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -34,7 +34,7 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := parseCommit(gitcli.Object{Type: "commit", Data: []byte(tc.data)})
+			got, ok := parseCommit(gitrepo.Object{Type: "commit", Data: []byte(tc.data)})
 			if ok != tc.ok {
 				t.Fatalf("parseCommit ok = %v, want %v", ok, tc.ok)
 			}
@@ -59,7 +59,7 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := parseCommit(gitcli.Object{Type: "tree", Data: []byte("tree " + tree + "\n")}); ok {
+	if _, ok := parseCommit(gitrepo.Object{Type: "tree", Data: []byte("tree " + tree + "\n")}); ok {
 		t.Error("parseCommit accepted a tree")
 	}
 }
@@ -86,7 +86,7 @@ func TestParseRootTree(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := parseRootTree(gitcli.Object{Type: "tree", Data: []byte(tc.data)})
+			got, ok := parseRootTree(gitrepo.Object{Type: "tree", Data: []byte(tc.data)})
 			if ok != tc.ok || (ok && got != tc.want) {
 				t.Fatalf("parseRootTree = %+v, %v; want %+v, %v", got, ok, tc.want, tc.ok)
 			}

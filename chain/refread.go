@@ -3,21 +3,21 @@ package chain
 import (
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // refFiles looks single refs up in the files ref backend of the common git
-// dir, the way git does (gitcli.RefFiles: the loose file first, then
+// dir, the way git does (gitrepo.RefFiles: the loose file first, then
 // packed-refs, parsed once and kept while the file is unchanged). go-git's
 // lookup parses packed-refs line by line into references on every call,
 // which with thousands of threads costs more than the rest of a step's ref
 // reads together.
 type refFiles struct {
-	files *gitcli.RefFiles
+	files *gitrepo.RefFiles
 }
 
 func newRefFiles(commonDir string) *refFiles {
-	return &refFiles{files: gitcli.NewRefFiles(commonDir)}
+	return &refFiles{files: gitrepo.NewRefFiles(commonDir)}
 }
 
 // lookup returns the value of the ref name. ok is false when the files

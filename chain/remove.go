@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -182,7 +182,7 @@ type RemovedThread struct {
 // refs are deleted (e.g. to delete them on a remote first); its error
 // stops the removal.
 func (r *Repo) RemoveThreads(ctx context.Context, ids []ThreadID, before func([]RemovedThread) error) ([]RemovedThread, error) {
-	var updates []gitcli.RefUpdate
+	var updates []gitrepo.RefUpdate
 	out := make([]RemovedThread, 0, len(ids))
 	seen := map[ThreadID]bool{}
 	for _, id := range ids {
@@ -208,7 +208,7 @@ func (r *Repo) RemoveThreads(ctx context.Context, ids []ThreadID, before func([]
 				continue
 			}
 			rt.Refs[name] = oid.String()
-			updates = append(updates, gitcli.RefUpdate{Ref: name, New: gitcli.ZeroOID, Old: oid.String()})
+			updates = append(updates, gitrepo.RefUpdate{Ref: name, New: gitrepo.ZeroOID, Old: oid.String()})
 		}
 		if _, ok := rt.Refs[ThreadsPrefix+string(id)]; !ok {
 			return nil, fmt.Errorf("thread %s: %w", id, ErrUnknownThread)

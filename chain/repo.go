@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -18,8 +18,8 @@ import (
 // Repo is a git repository opened for git-uwf: the git CLI for refs and
 // network, the object store for nodes.
 type Repo struct {
-	Info  *gitcli.Repo
-	Git   *gitcli.Runner
+	Info  *gitrepo.Repo
+	Git   *gitrepo.Runner
 	Store *objects.Store
 
 	now func() time.Time
@@ -53,7 +53,7 @@ var ErrUnsupportedRepo = errors.New("unsupported repository")
 // Open discovers the repository containing dir (honouring GIT_DIR, linked
 // worktrees and bare repositories) and opens its object store.
 func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
-	info, err := gitcli.Discover(ctx, dir, opts.Env)
+	info, err := gitrepo.Discover(ctx, dir, opts.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -224,13 +224,13 @@ func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
 // staleRefLock is a leftover of a crash: it is removed and the update is
 // tried once more.
 func (r *Repo) casRef(ctx context.Context, name string, oldOID, newOID plumbing.Hash, msg string) error {
-	old := gitcli.ZeroOID
+	old := gitrepo.ZeroOID
 	if !oldOID.IsZero() {
 		old = oldOID.String()
 	}
-	update := gitcli.RefUpdate{Ref: name, New: newOID.String(), Old: old}
+	update := gitrepo.RefUpdate{Ref: name, New: newOID.String(), Old: old}
 	err := r.Git.UpdateRefs(ctx, msg, update)
-	var locked *gitcli.RefLockedError
+	var locked *gitrepo.RefLockedError
 	if errors.As(err, &locked) && r.holdsLockFor(name) {
 		if fi, serr := os.Stat(locked.LockFile); serr == nil && time.Since(fi.ModTime()) > staleRefLock {
 			if rerr := os.Remove(locked.LockFile); rerr == nil {

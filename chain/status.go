@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/oklog/ulid/v2"
@@ -457,7 +457,7 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error)
 	if err == nil {
 		return true, nil
 	}
-	var ge *gitcli.GitError
+	var ge *gitrepo.GitError
 	if errors.As(err, &ge) && ge.ExitCode == 1 {
 		return false, nil
 	}

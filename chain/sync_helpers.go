@@ -7,7 +7,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // ValidWorkflowName reports whether name can be a registered workflow name,
@@ -33,7 +33,7 @@ func (r *Repo) WorkflowAt(ctx context.Context, commit plumbing.Hash) (*WorkflowI
 // `git for-each-ref` does, sorted by name, reading the ref files in-process
 // when the repository uses the files backend, through the process's one
 // reader of them (RefFiles), and running git for-each-ref otherwise.
-func (r *Repo) ListRefs(ctx context.Context, patterns ...string) ([]gitcli.RefEntry, error) {
+func (r *Repo) ListRefs(ctx context.Context, patterns ...string) ([]gitrepo.RefEntry, error) {
 	if refs, ok, err := r.RefFiles().List(patterns...); ok && err == nil {
 		return refs, nil
 	}
@@ -44,9 +44,9 @@ func (r *Repo) ListRefs(ctx context.Context, patterns ...string) ([]gitcli.RefEn
 // read of the process shares (thread resolution, listings, the adopt
 // check, the alias index), so packed-refs is parsed once per process
 // while it does not change.
-func (r *Repo) RefFiles() *gitcli.RefFiles {
+func (r *Repo) RefFiles() *gitrepo.RefFiles {
 	if r.refs == nil || r.refs.files == nil {
-		return gitcli.NewRefFiles(r.Info.CommonDir)
+		return gitrepo.NewRefFiles(r.Info.CommonDir)
 	}
 	return r.refs.files
 }

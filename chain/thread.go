@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -628,7 +628,7 @@ func (r *Repo) appendCommit(ctx context.Context, t *Thread, head objects.Node, s
 	// The commit is written: an interrupt must not stop the ref update
 	// halfway through deciding, so it runs without the caller's cancellation.
 	err = r.casRef(context.WithoutCancel(ctx), t.ID.Ref(), t.Head.Commit, commit, "uwf: "+strings.SplitN(msg, "\n", 2)[0])
-	var conflict *gitcli.RefConflictError
+	var conflict *gitrepo.RefConflictError
 	switch {
 	case errors.As(err, &conflict):
 		return nil, fmt.Errorf("%w: thread %s: new commit %s is not on the thread (%v)", ErrHeadMoved, t.ID, commit, err)

@@ -4,13 +4,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // uwfRefsFromFiles reads the uwf ref tips straight from the ref files of
 // the common dir the index lives in (packed-refs and the loose refs under
-// refs/uwf/ and refs/remotes/, loose winning; see gitcli.ReadHashRefs).
+// refs/uwf/ and refs/remotes/, loose winning; see gitrepo.ReadHashRefs).
 // go-git's reference iterator walks every ref with a symlink-resolving
 // stat per path component, which costs seconds with 20,000 loose refs.
 // Symbolic refs are not tips, as with go-git. ok is false when the index
@@ -22,12 +22,12 @@ func (s *Store) uwfRefsFromFiles() (tips map[string]plumbing.Hash, ok bool) {
 	if dir == "" || !strings.HasSuffix(dir, suffix) {
 		return nil, false
 	}
-	var refs []gitcli.RefEntry
+	var refs []gitrepo.RefEntry
 	var err error
 	if s.refs != nil {
 		refs, ok, err = s.refs.ListHash("refs/uwf/", "refs/remotes/")
 	} else {
-		refs, ok, err = gitcli.ReadHashRefs(strings.TrimSuffix(dir, suffix), "refs/uwf/", "refs/remotes/")
+		refs, ok, err = gitrepo.ReadHashRefs(strings.TrimSuffix(dir, suffix), "refs/uwf/", "refs/remotes/")
 	}
 	if !ok || err != nil {
 		return nil, false

@@ -16,7 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // IndexDirName is the directory, inside the git common dir, that OpenDir
@@ -38,13 +38,13 @@ type Store struct {
 
 	// refs, when set (UseRefFiles), reads the tips of the alias index, so
 	// packed-refs is parsed once per process with every other ref read.
-	refs *gitcli.RefFiles
+	refs *gitrepo.RefFiles
 }
 
 // UseRefFiles makes the store read ref tips through f, the reader of the
 // common dir the store lives in that the rest of the process shares. Call
 // it before the store is used.
-func (s *Store) UseRefFiles(f *gitcli.RefFiles) { s.refs = f }
+func (s *Store) UseRefFiles(f *gitrepo.RefFiles) { s.refs = f }
 
 type compiled struct {
 	payload []byte // the schema node's canonical payload

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // ErrBadRange is wrapped by every error about the range argument itself:
@@ -22,7 +22,7 @@ type span struct {
 // resolveRange turns the range argument into revisions for git log. The
 // empty range is HEAD against its upstream's merge base; a single revision
 // R means R..HEAD; anything with ".." is git's own range syntax.
-func resolveRange(ctx context.Context, g *gitcli.Runner, arg string) (span, error) {
+func resolveRange(ctx context.Context, g *gitrepo.Runner, arg string) (span, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
 		return defaultRange(ctx, g)
@@ -55,7 +55,7 @@ func resolveRange(ctx context.Context, g *gitcli.Runner, arg string) (span, erro
 }
 
 // defaultRange is HEAD against the merge base with HEAD's upstream.
-func defaultRange(ctx context.Context, g *gitcli.Runner) (span, error) {
+func defaultRange(ctx context.Context, g *gitrepo.Runner) (span, error) {
 	branch, err := g.Output(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 	if err != nil || branch == "" {
 		return span{}, fmt.Errorf("%w: HEAD is detached, so it has no upstream to compare with: pass the range to review, e.g. git uwf review origin/main..HEAD", ErrBadRange)
@@ -77,7 +77,7 @@ func defaultRange(ctx context.Context, g *gitcli.Runner) (span, error) {
 
 // gitReason is ": <git's first stderr line>" for a git error, else "".
 func gitReason(err error) string {
-	var ge *gitcli.GitError
+	var ge *gitrepo.GitError
 	if errors.As(err, &ge) {
 		if msg := strings.TrimSpace(strings.SplitN(strings.TrimSpace(ge.Stderr), "\n", 2)[0]); msg != "" {
 			return " (" + strings.TrimPrefix(msg, "fatal: ") + ")"

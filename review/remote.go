@@ -8,7 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/uwfsync"
+	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // checkRemote verifies that a reviewer who fetches from remote can follow

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
-	"github.com/git-uwf/git-uwf/internal/uwfsync"
 	"github.com/git-uwf/git-uwf/review"
+	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // TestBuildRemote checks --remote against a bare remote and a second clone:

@@ -16,8 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/threadgraph"
-	"github.com/git-uwf/git-uwf/internal/wfgraph"
+	"github.com/git-uwf/git-uwf/graph"
+	"github.com/git-uwf/git-uwf/graph/threadgraph"
 )
 
 // statusChoices are the list filter's states; "active" is every state but
@@ -272,7 +272,7 @@ func (s *Server) loadThread(ctx context.Context, repo *chain.Repo, arg string, w
 	if err != nil {
 		return nil, nil, err
 	}
-	p.Graph = template.HTML(wfgraph.SVG(g)) //nolint:gosec // wfgraph escapes every name
+	p.Graph = template.HTML(graph.SVG(g)) //nolint:gosec // graph escapes every name
 	attempts, err := repo.Attempts(ctx, t, false)
 	if err != nil {
 		return nil, nil, err

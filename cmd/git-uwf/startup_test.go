@@ -21,8 +21,8 @@ import (
 
 // notLinked are packages git-uwf must not link.
 var notLinked = map[string]string{
-	"github.com/cpuguy83/go-md2man/v2/md2man": "man page rendering belongs to cmd/git-uwf-man (build with the Makefile's GOTAGS)",
-	"github.com/russross/blackfriday/v2":      "markdown for man pages: cmd/git-uwf-man only",
+	"github.com/cpuguy83/go-md2man/v2/md2man": "man page rendering belongs to cmd/git-uwf/genman (build with the Makefile's GOTAGS)",
+	"github.com/russross/blackfriday/v2":      "markdown for man pages: cmd/git-uwf/genman only",
 	"github.com/go-git/go-git/v5":             "go-git's porcelain; use the plumbing and storage packages",
 }
 

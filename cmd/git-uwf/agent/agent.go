@@ -14,12 +14,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/agentkit"
-	"github.com/git-uwf/git-uwf/internal/agents"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
+	"github.com/git-uwf/git-uwf/builtins"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/config"
 )
 
-// protocolUsage is the argument usage shared by the built-in agents.
+// protocolUsage is the argument usage shared by the built-in builtins.
 const protocolUsage = "<thread-id> <role>"
 
 // NewCmdAgent returns the `agent` command group.
@@ -102,15 +102,15 @@ func newCmdMock(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			path, err := agents.ResolveMockScript(c.String("script"), agentkit.InvocationDir(f.Getenv, wd), f.Getenv)
+			path, err := builtins.ResolveMockScript(c.String("script"), agentkit.InvocationDir(f.Getenv, wd), f.Getenv)
 			if err != nil {
 				return err
 			}
-			script, err := agents.LoadMockScript(path)
+			script, err := builtins.LoadMockScript(path)
 			if err != nil {
 				return err
 			}
-			return serve(c.Context, f, &agents.Mock{Script: script, Path: path}, c.Args().Slice())
+			return serve(c.Context, f, &builtins.Mock{Script: script, Path: path}, c.Args().Slice())
 		},
 	}
 }
@@ -125,7 +125,7 @@ func newCmdHuman(f *cmdutil.Factory) *cli.Command {
 			"terminal and carries text, that text is the answer. An empty or unchanged\n" +
 			"answer fails with \"no answer given\".",
 		Action: func(c *cli.Context) error {
-			h := &agents.Human{Stdin: f.IO.In, StdinTTY: f.IO.IsStdinTTY(), Editor: agents.EditorFrom(f.Getenv),
+			h := &builtins.Human{Stdin: f.IO.In, StdinTTY: f.IO.IsStdinTTY(), Editor: builtins.EditorFrom(f.Getenv),
 				Stderr: f.IO.ErrOut, Env: f.Environ()}
 			return serve(c.Context, f, h, c.Args().Slice())
 		},
@@ -152,7 +152,7 @@ func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return serve(c.Context, f, &agents.LLM{Endpoint: ep}, c.Args().Slice())
+			return serve(c.Context, f, &builtins.LLM{Endpoint: ep}, c.Args().Slice())
 		},
 	}
 }
@@ -207,7 +207,7 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 		Description: "Runs the command with the full prompt on stdin (stdin is then closed) and\n" +
 			"takes stdout as the answer. --preset picks a known CLI's headless command line\n" +
 			"and output parser; a command after -- replaces the preset's command line.\n" +
-			"Presets: " + strings.Join(agents.PresetNames(), ", ") + ".\n" +
+			"Presets: " + strings.Join(builtins.PresetNames(), ", ") + ".\n" +
 			"--model adds the preset's model flag (ollama needs it; also $UWF_PIPE_MODEL).\n" +
 			"A preset that can resume continues the session of the thread's last step of\n" +
 			"the same role (--no-resume: always a new session).",
@@ -220,9 +220,9 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 				return cli.ShowSubcommandHelp(c)
 			}
 			if opts.model == "" {
-				opts.model = f.Getenv(agents.EnvPipeModel)
+				opts.model = f.Getenv(builtins.EnvPipeModel)
 			}
-			p, err := agents.NewPipe(opts.preset, opts.command, opts.model)
+			p, err := builtins.NewPipe(opts.preset, opts.command, opts.model)
 			if err != nil {
 				return cmdutil.FlagErrorf("%v", err)
 			}

@@ -18,11 +18,11 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
-	"github.com/git-uwf/git-uwf/internal/engine"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/engine"
 )
 
 // binary is git-uwf built once for the tests that spawn it.

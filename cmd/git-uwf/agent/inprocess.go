@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/engine"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/engine"
 )
 
 // EnvSpawnAgents set to 1 makes the engine spawn the built-in agents as
@@ -32,14 +32,14 @@ func InProcess(f *cmdutil.Factory) engine.InProcess {
 	if f.RunCommand == nil || f.Getenv(EnvSpawnAgents) == "1" {
 		return nil
 	}
-	return builtins{f: f}
+	return commandAgents{f: f}
 }
 
-type builtins struct{ f *cmdutil.Factory }
+type commandAgents struct{ f *cmdutil.Factory }
 
 // Agent accepts `agent <name> …` for the names in inProcessAgents; global
 // flags before `agent`, help requests and other commands are spawned.
-func (b builtins) Agent(args []string) engine.InProcessAgent {
+func (b commandAgents) Agent(args []string) engine.InProcessAgent {
 	if len(args) < 2 || args[0] != "agent" || !slices.Contains(inProcessAgents, args[1]) {
 		return nil
 	}

@@ -19,10 +19,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/agentkit"
-	"github.com/git-uwf/git-uwf/internal/agents"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
-	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/builtins"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/engine"
 )
 
 // AliasInfo is one line of `agent list --format json`.
@@ -243,7 +243,7 @@ func check(ctx context.Context, a *config.Agent, self, wd string, env []string, 
 // probeEndpoint fills in the model server of a preset alias and, when
 // probe is set, whether it answers HTTP.
 func probeEndpoint(ctx context.Context, ch *Check, argv, env []string, probe bool) {
-	p, ok := agents.LookupPreset(presetOf(argv))
+	p, ok := builtins.LookupPreset(presetOf(argv))
 	if !ok || p.Endpoint == nil {
 		return
 	}
@@ -332,7 +332,7 @@ func program(argv []string) (string, bool) {
 			preset = strings.TrimPrefix(a, "--preset=")
 		}
 	}
-	if p, ok := agents.LookupPreset(preset); ok {
+	if p, ok := builtins.LookupPreset(preset); ok {
 		return p.Argv[0], true
 	}
 	return "", true

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
-	"github.com/git-uwf/git-uwf/internal/cmdtest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdtest"
 	"github.com/git-uwf/git-uwf/objects"
 )
 

@@ -3,7 +3,7 @@
 // set and unset write the repository-local file ($GIT_COMMON_DIR/uwf/
 // config.yaml) by default when run inside a repository, else the user file;
 // --user, --repo and --team choose explicitly. The team file only accepts
-// the keys the trust rule allows (see internal/config).
+// the keys the trust rule allows (see config).
 package configcmd
 
 import (
@@ -13,8 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/config"
 )
 
 // Value is one line of `config list --format json` and the result of

@@ -10,9 +10,9 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 	configcmd "github.com/git-uwf/git-uwf/cmd/git-uwf/config"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
 )
 
 type result struct {

@@ -6,20 +6,23 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"github.com/git-uwf/git-uwf/internal/workdir"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/internal/workdir"
+	"github.com/git-uwf/git-uwf/moderator"
 
 	"github.com/kballard/go-shellquote"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/engine"
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/engine"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 //go:embed assets/feature.yaml
@@ -73,17 +76,17 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("demo directory %s is not empty", dir)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, cmdutil.WorkflowDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, moderator.ProjectDir), 0o755); err != nil {
 		return err
 	}
-	git, err := gitcli.NewRunner(dir, nil)
+	git, err := gitrepo.NewRunner(dir, nil)
 	if err != nil {
 		return err
 	}
 	if _, err := git.Run(ctx, nil, "init", "-q", "-b", "main"); err != nil {
 		return fmt.Errorf("create demo repository: %w", err)
 	}
-	wfPath := filepath.Join(dir, cmdutil.WorkflowDir, "feature.yaml")
+	wfPath := filepath.Join(dir, moderator.ProjectDir, "feature.yaml")
 	scriptPath := filepath.Join(dir, ".uwf", "feature.mock.yaml")
 	if err := os.WriteFile(wfPath, workflowYAML, 0o644); err != nil {
 		return err
@@ -97,7 +100,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	if err != nil {
 		return err
 	}
-	w, err := cmdutil.LoadWorkflowFile(wfPath)
+	w, err := moderator.LoadFile(wfPath)
 	if err != nil {
 		return err
 	}
@@ -120,7 +123,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	}
 	// The built-in mock runs inside this process, as `thread step` runs it.
 	eng := &engine.Engine{Repo: repo, Self: self, InProcess: agent.InProcess(f)}
-	mock := &engine.AgentSpec{Name: "mock", Argv: []string{"git-uwf", "agent", "mock", "--script", scriptPath}}
+	mock := &config.AgentSpec{Name: "mock", Argv: []string{"git-uwf", "agent", "mock", "--script", scriptPath}}
 	for i := 0; i < 20; i++ {
 		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: mock})
 		if err != nil {

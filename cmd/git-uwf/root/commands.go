@@ -8,6 +8,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/completion"
 	configcmd "github.com/git-uwf/git-uwf/cmd/git-uwf/config"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/reviewcmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/setup"
@@ -15,7 +16,6 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/worker"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/workflow"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
 )
 
 // Commands returns the top-level commands, in the order help lists them.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
-	"github.com/git-uwf/git-uwf/internal/cmdtest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdtest"
 )
 
 // docJSONBlocks returns the ```json blocks of docs/cli.md's section whose

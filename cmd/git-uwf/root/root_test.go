@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 )
 
 // got records what a test command's action saw.

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdtest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
-	"github.com/git-uwf/git-uwf/internal/cmdtest"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
 )
 
 // TestRun serves a real repository on a free loopback port, answers GET,

@@ -18,9 +18,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/internal/agents"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
+	"github.com/git-uwf/git-uwf/builtins"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/config"
 )
 
 // Options are what setup writes.
@@ -159,7 +159,7 @@ func ask(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) (Options, 
 	in := bufio.NewReader(f.IO.In)
 	out := f.IO.Out
 	var found []string
-	for _, p := range agents.Presets() {
+	for _, p := range builtins.Presets() {
 		if onPath(p.Argv[0], f.Getenv("PATH")) {
 			found = append(found, p.Name)
 		}

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/config"
 )
 
 type result struct {

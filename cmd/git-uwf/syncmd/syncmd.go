@@ -1,6 +1,6 @@
 // Package syncmd implements the commands that share git-uwf data through a
 // git remote: git uwf fetch, push and sync, and git uwf remote setup. They
-// are thin: they parse arguments, call internal/uwfsync and print its
+// are thin: they parse arguments, call uwfsync and print its
 // Report (text, or --format json|yaml as {"remote","results":[…]}).
 package syncmd
 
@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/uwfsync"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // Options are the parsed inputs of fetch, push, sync and remote setup.

@@ -14,10 +14,10 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
-	"github.com/git-uwf/git-uwf/internal/uwfsync/synctest"
+	"github.com/git-uwf/git-uwf/uwfsync/synctest"
 )
 
 const wfYAML = `name: solo

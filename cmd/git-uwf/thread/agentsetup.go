@@ -10,15 +10,15 @@ import (
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
-	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/engine"
 )
 
 // newEngineConfig builds the step engine for this run from the
 // configuration (user, team and repository files) and the --agent
 // override, and returns the configuration too (for the workflow limits).
-func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *engine.AgentSpec, *config.Config, error) {
+func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, opts StepOptions) (*engine.Engine, *config.AgentSpec, *config.Config, error) {
 	self, err := f.Executable()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
@@ -44,7 +44,7 @@ func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, 
 			return nil, nil, nil, fmt.Errorf("redaction.patterns: %w", err)
 		}
 	}
-	eng.Agent = func(workflow, role string) (engine.AgentSpec, error) {
+	eng.Agent = func(workflow, role string) (config.AgentSpec, error) {
 		spec, err := cfg.ResolveAgent(workflow, role)
 		if err == nil && opts.Timeout > 0 {
 			spec.Timeout = opts.Timeout
@@ -59,7 +59,7 @@ func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, 
 			eng.Progress = lineProgress(f.IO.ErrOut)
 		}
 	}
-	var override *engine.AgentSpec
+	var override *config.AgentSpec
 	if opts.Agent != "" {
 		spec, err := config.ParseAgentFlag(opts.Agent, cfg)
 		if err != nil {

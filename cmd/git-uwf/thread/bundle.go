@@ -8,9 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/uwfsync"
+	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // exportBundle is `thread export <thread>… --bundle FILE`.

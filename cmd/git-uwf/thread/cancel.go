@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/engine"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/engine"
 )
 
 // cancelRunning cancels a thread whose step another process is running:

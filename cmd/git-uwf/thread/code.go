@@ -6,18 +6,18 @@ import (
 	"fmt"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // workTreeCode is the branch and commit checked out around dir (zero
 // outside a work tree).
 func workTreeCode(ctx context.Context, dir string) chain.Code {
-	repo, err := gitcli.Discover(ctx, dir, nil)
+	repo, err := gitrepo.Discover(ctx, dir, nil)
 	if err != nil || repo.Bare {
 		return chain.Code{}
 	}
-	h, err := gitcli.HeadOf(ctx, repo)
+	h, err := gitrepo.HeadOf(ctx, repo)
 	if err != nil {
 		return chain.Code{}
 	}

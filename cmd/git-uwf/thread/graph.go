@@ -3,8 +3,8 @@ package thread
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/threadgraph"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/graph/threadgraph"
 )
 
 func newCmdGraph(f *cmdutil.Factory) *cli.Command {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/uwfsync"
-	"github.com/git-uwf/git-uwf/internal/worker"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/engine/worker"
+	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // checkLease refuses to step a thread that a worker holds on the default

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/config"
-	"github.com/git-uwf/git-uwf/internal/scheduler"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/engine/scheduler"
 )
 
 // stepLimit returns what takes a slot of the thread's workflow limit

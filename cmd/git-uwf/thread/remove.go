@@ -11,11 +11,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/engine"
-	"github.com/git-uwf/git-uwf/internal/scheduler"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/engine"
+	"github.com/git-uwf/git-uwf/engine/scheduler"
 	"github.com/git-uwf/git-uwf/internal/steplog"
-	"github.com/git-uwf/git-uwf/internal/uwfsync"
+	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // removeOutput is the machine-readable result of `thread remove`.

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
 
 // attemptOutput describes a failed attempt in `thread show`.

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/engine"
-	"github.com/git-uwf/git-uwf/internal/scheduler"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/engine"
+	"github.com/git-uwf/git-uwf/engine/scheduler"
 )
 
 // AllOptions are the inputs of `thread step --all`.

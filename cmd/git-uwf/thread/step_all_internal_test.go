@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
 
 func TestStepError(t *testing.T) {

@@ -3,7 +3,7 @@ package thread
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
 
 // NewCmdThread returns the `thread` command group.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
-	"github.com/git-uwf/git-uwf/internal/cmdtest"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdtest"
 )
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -1,6 +1,6 @@
 // Package worker implements `git uwf worker <remote>`: step the remote's
 // runnable threads from any machine, claiming each through a lease ref on
-// the remote (see internal/worker).
+// the remote (see engine/worker).
 package worker
 
 import (
@@ -12,9 +12,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/worker"
+	"github.com/git-uwf/git-uwf/engine/worker"
 )
 
 // NewCmdWorker returns the `worker` command.

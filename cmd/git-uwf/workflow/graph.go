@@ -6,15 +6,15 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/wfgraph"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/graph"
 )
 
 // GraphOptions are the inputs of `workflow graph`: those of `workflow show`.
 type GraphOptions = ShowOptions
 
 // Graph is the machine output of `workflow graph`: {nodes, edges}.
-type Graph = wfgraph.Graph
+type Graph = graph.Graph
 
 func newCmdGraph(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -44,7 +44,7 @@ func graphRun(ctx context.Context, opts *GraphOptions) error {
 	if err != nil {
 		return err
 	}
-	g := wfgraph.Build(info.Workflow)
+	g := graph.Build(info.Workflow)
 	return cmdutil.PrintGraph(opts.IO, opts.Format, g)
 }
 

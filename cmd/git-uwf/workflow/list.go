@@ -15,8 +15,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/moderator"
 )
 
 // ListOptions are the inputs of `workflow list`.
@@ -152,12 +153,12 @@ type workflowFile struct {
 
 // workflowFiles lists the workflows in .uwf/workflows/ of wd and its
 // parents up to top (the work tree; "" means wd only), nearest first, each
-// name once — the same precedence cmdutil.FindWorkflowFile uses.
+// name once — the same precedence moderator.FindFile uses.
 func workflowFiles(wd, top string) ([]workflowFile, error) {
 	var out []workflowFile
 	seen := map[string]bool{}
 	for dir := wd; ; {
-		wfDir := filepath.Join(dir, cmdutil.WorkflowDir)
+		wfDir := filepath.Join(dir, moderator.ProjectDir)
 		ents, err := os.ReadDir(wfDir)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("read %s: %w", wfDir, err)

@@ -10,9 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/internal/iostreams"
-	"github.com/git-uwf/git-uwf/internal/wfgraph"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/graph"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -150,7 +150,7 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 		}
 	}
 	fmt.Fprintf(&sb, "\ngraph:\n")
-	for _, e := range wfgraph.Edges(w) {
+	for _, e := range graph.Edges(w) {
 		arrow := "-->"
 		if l := edgeLabel(w, e); l != "" {
 			arrow = "--" + l + "-->"

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -62,7 +62,7 @@ func loadFile(getwd func() (string, error), path string) (*moderator.Workflow, e
 	if err != nil {
 		return nil, err
 	}
-	w, err := cmdutil.LoadWorkflowFile(abs)
+	w, err := moderator.LoadFile(abs)
 	if err == nil {
 		// Notes name files as the user would, like problems.
 		w.Notes = rebase(abs, path, w.Notes)

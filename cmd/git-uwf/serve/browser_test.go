@@ -1,0 +1,224 @@
+package serve_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdtest"
+	"github.com/git-uwf/git-uwf/web"
+)
+
+// findBrowser returns Debian's chromium (or another Chrome) or skips the
+// test: the only reason a browser test may not run.
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium on PATH: install it (apt-get install chromium) to run the browser tests")
+	return ""
+}
+
+// newBrowser starts a headless chromium with a fresh profile.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(findBrowser(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 1000),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+
+// TestBrowser opens the viewer in a real headless chromium as a new user
+// would: the list, a thread, a step, a live step, and checks that agent
+// markup is inert and writes are refused.
+func TestBrowser(t *testing.T) {
+	f := newFixture(t)
+	// The server first: cleanups run last-in first-out, so the browser
+	// closes its event stream before the server waits for it.
+	ts := newServer(t, f.dir, web.Options{Poll: 100 * time.Millisecond})
+	ctx := newBrowser(t)
+	write(t, filepath.Join(f.dir, "slow.sh"), "cat > /dev/null\necho 'live line one' >&2\nsleep 1.5\necho 'live line two' >&2\nsleep 1.5\n"+
+		"printf -- '---\\n$status: review_needed\\nsummary: slow work\\n---\\nSlow deliverable.\\n'\n")
+
+	// The list: every thread reachable, filters present.
+	var rows int
+	var listText string
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible("#threads", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("#threads tbody tr").length`, &rows),
+		chromedp.Text("#threads", &listText, chromedp.ByQuery),
+	))
+	if rows != 3 {
+		t.Errorf("list shows %d threads, want 3", rows)
+	}
+	for _, id := range []string{f.looped, f.fork, f.idle} {
+		if !strings.Contains(listText, id) {
+			t.Errorf("list lacks thread %s", id)
+		}
+	}
+
+	// Click into the looping thread.
+	var status, steps, graph string
+	must(t, chromedp.Run(ctx,
+		chromedp.Click(`a[href="/t/`+f.looped+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#steps", chromedp.ByQuery),
+		chromedp.Text("#thread-status", &status, chromedp.ByQuery),
+		chromedp.Text("#steps", &steps, chromedp.ByQuery),
+		chromedp.Text("#graph", &graph, chromedp.ByQuery),
+	))
+	if status != "completed" {
+		t.Errorf("thread status %q, want completed", status)
+	}
+	for _, want := range []string{"#1 developer", "#2 reviewer", "#4 reviewer", "Deliverable heading", "Looks good."} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("steps lack %q", want)
+		}
+	}
+	if !strings.Contains(graph, "developer ×2") {
+		t.Errorf("graph does not count the loop: %q", graph)
+	}
+
+	// Agent markup is inert: nothing ran, no active element survived.
+	var inert struct {
+		Pwned   bool `json:"pwned"`
+		Scripts int  `json:"scripts"`
+		Images  int  `json:"images"`
+		JSLinks int  `json:"jsLinks"`
+		Handler int  `json:"handlers"`
+	}
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`({
+		pwned: window.pwned !== undefined,
+		scripts: document.querySelectorAll("main script").length,
+		images: document.querySelectorAll(".deliverable img").length,
+		jsLinks: [...document.querySelectorAll("a")].filter(a => a.href.toLowerCase().startsWith("javascript")).length,
+		handlers: [...document.querySelectorAll("main *")].filter(e => [...e.attributes].some(a => a.name.startsWith("on"))).length,
+	})`, &inert)))
+	if inert.Pwned || inert.Scripts != 0 || inert.Images != 0 || inert.JSLinks != 0 || inert.Handler != 0 {
+		t.Errorf("agent markup is active: %+v", inert)
+	}
+	shot(t, ctx, "thread.png")
+
+	// Click into a step.
+	var heading, deliverable, output string
+	must(t, chromedp.Run(ctx,
+		chromedp.Click(`#step-1 a.step-link`, chromedp.ByQuery),
+		chromedp.WaitVisible("#deliverable", chromedp.ByQuery),
+		chromedp.Text("h1", &heading, chromedp.ByQuery),
+		chromedp.Text("#deliverable h1", &deliverable, chromedp.ByQuery),
+		chromedp.Text("#output", &output, chromedp.ByQuery),
+	))
+	if !strings.HasPrefix(heading, "Step 1: developer") || deliverable != "Deliverable heading" ||
+		!strings.Contains(output, "<script>window.pwned='summary'</script>") {
+		t.Errorf("step page: heading %q, deliverable %q, output %q", heading, deliverable, output)
+	}
+	var pwned bool
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`window.pwned !== undefined`, &pwned)))
+	if pwned {
+		t.Error("agent markup ran on the step page")
+	}
+
+	// Writes are refused, from the page too.
+	var postStatus int
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`fetch("/", {method: "POST", body: "x"}).then(r => r.status)`, &postStatus, awaitPromise)))
+	if postStatus != 405 {
+		t.Errorf("POST from the page: status %d, want 405", postStatus)
+	}
+
+	// A step runs while the idle thread's page is open: its output arrives
+	// live, then the page shows the new step without a reload.
+	var before string
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ts.URL+"/t/"+f.idle),
+		chromedp.WaitVisible("#steps", chromedp.ByQuery),
+		chromedp.Text("#step-count", &before, chromedp.ByQuery),
+		chromedp.WaitVisible("#live-status", chromedp.ByQuery), // the event stream is open
+	))
+	if before != "0" {
+		t.Fatalf("idle thread shows %s steps", before)
+	}
+	var marker bool
+	must(t, chromedp.Run(ctx, chromedp.Evaluate(`window.notReloaded = true`, &marker)))
+	done := make(chan cmdtest.Result, 1)
+	go func() {
+		done <- cmdtest.Run(t, f.dir, time.Time{}, "thread", "step", f.idle, "--agent", "git-uwf agent pipe -- sh "+filepath.Join(f.dir, "slow.sh"))
+	}()
+	var live, runningStatus string
+	must(t, chromedp.Run(ctx,
+		chromedp.WaitVisible("#live-log", chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("live-log").textContent.includes("live line one")`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Poll(`document.getElementById("thread-status").textContent === "running"`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Text("#thread-status", &runningStatus, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("live-log").textContent.includes("live line two")`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Text("#live-log", &live, chromedp.ByQuery),
+	))
+	shot(t, ctx, "live.png")
+	if !strings.Contains(live, "== developer") {
+		t.Errorf("live log lacks the step header: %q", live)
+	}
+	res := <-done
+	if res.Code != 0 {
+		t.Fatalf("step failed: %d\n%s", res.Code, res.Err)
+	}
+	var after string
+	must(t, chromedp.Run(ctx,
+		chromedp.Poll(`document.getElementById("step-count").textContent === "1"`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Text("#steps", &after, chromedp.ByQuery),
+		chromedp.Evaluate(`window.notReloaded === true`, &marker),
+	))
+	if !strings.Contains(after, "Slow deliverable.") {
+		t.Errorf("new step not shown: %q", after)
+	}
+	if !marker {
+		t.Error("the page reloaded instead of updating in place")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shot saves a full-page PNG screenshot into the test's artifact directory.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	var png []byte
+	must(t, chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)))
+	path := filepath.Join(t.ArtifactDir(), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}

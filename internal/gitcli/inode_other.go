@@ -1,8 +1,0 @@
-//go:build !unix
-
-package gitcli
-
-import "io/fs"
-
-// inodeOf returns 0: inode numbers are not available here.
-func inodeOf(fs.FileInfo) uint64 { return 0 }

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package gitcli
-
-import "os"
-
-// widenPipe does nothing where pipe buffers cannot be resized.
-func widenPipe(*os.File, int) {}

@@ -1,0 +1,172 @@
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func initRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "root")
+	return dir
+}
+
+func TestDiscover(t *testing.T) {
+	ctx := context.Background()
+	main := initRepo(t)
+	sub := filepath.Join(main, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(t, main, "worktree", "add", "-q", wt)
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	git(t, main, "clone", "-q", "--bare", main, bare)
+
+	realMain, _ := filepath.EvalSymlinks(main)
+	realWT, _ := filepath.EvalSymlinks(wt)
+	realBare, _ := filepath.EvalSymlinks(bare)
+	mainGit := filepath.Join(realMain, ".git")
+
+	tests := []struct {
+		name                string
+		dir                 string
+		env                 []string
+		gitDir, common, top string
+		bare                bool
+	}{
+		{"top", main, nil, mainGit, mainGit, realMain, false},
+		{"subdir", sub, nil, mainGit, mainGit, realMain, false},
+		{"linked worktree", wt, nil, filepath.Join(mainGit, "worktrees", "wt"), mainGit, realWT, false},
+		{"bare", bare, nil, realBare, realBare, "", true},
+		{"GIT_DIR", t.TempDir(), []string{"GIT_DIR=" + bare}, realBare, realBare, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo, err := Discover(ctx, tt.dir, tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if repo.GitDir != tt.gitDir || repo.CommonDir != tt.common || repo.WorkTree != tt.top || repo.Bare != tt.bare {
+				t.Errorf("got %+v, want gitDir=%s common=%s top=%s bare=%v", repo, tt.gitDir, tt.common, tt.top, tt.bare)
+			}
+			if repo.ObjectFormat != "sha1" {
+				t.Errorf("object format %q", repo.ObjectFormat)
+			}
+		})
+	}
+}
+
+func TestDiscoverOutsideRepository(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	_, err := Discover(context.Background(), dir, nil)
+	if !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("want ErrNotRepository, got %v", err)
+	}
+}
+
+func TestUpdateRefsCompareAndSwap(t *testing.T) {
+	ctx := context.Background()
+	dir := initRepo(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "second")
+	second := git(t, dir, "rev-parse", "HEAD")
+	r, err := NewRunner(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Create: must not exist yet.
+	if err := r.UpdateRefs(ctx, "test", RefUpdate{Ref: "refs/uwf/threads/A", New: head, Old: ZeroOID}); err != nil {
+		t.Fatal(err)
+	}
+	// Creating again fails: the ref exists.
+	err = r.UpdateRefs(ctx, "test", RefUpdate{Ref: "refs/uwf/threads/A", New: second, Old: ZeroOID})
+	var conflict *RefConflictError
+	if !errors.As(err, &conflict) || conflict.Ref != "refs/uwf/threads/A" {
+		t.Fatalf("want RefConflictError, got %v", err)
+	}
+	// Wrong old value fails and leaves the ref alone.
+	err = r.UpdateRefs(ctx, "test", RefUpdate{Ref: "refs/uwf/threads/A", New: second, Old: second})
+	if !errors.As(err, &conflict) {
+		t.Fatalf("want RefConflictError, got %v", err)
+	}
+	if got := git(t, dir, "rev-parse", "refs/uwf/threads/A"); got != head {
+		t.Fatalf("ref moved to %s after a failed CAS", got)
+	}
+	// Atomic: one bad update in a transaction keeps the good one from landing.
+	err = r.UpdateRefs(ctx, "test",
+		RefUpdate{Ref: "refs/uwf/threads/B", New: head, Old: ZeroOID},
+		RefUpdate{Ref: "refs/uwf/threads/A", New: second, Old: second})
+	if !errors.As(err, &conflict) {
+		t.Fatalf("want RefConflictError, got %v", err)
+	}
+	if out, _ := r.Output(ctx, "for-each-ref", "refs/uwf/threads/B"); out != "" {
+		t.Fatalf("partial transaction landed: %s", out)
+	}
+	// The right old value moves it.
+	if err := r.UpdateRefs(ctx, "test", RefUpdate{Ref: "refs/uwf/threads/A", New: second, Old: head}); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := r.ForEachRef(ctx, "refs/uwf/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != 1 || refs[0].OID != second || refs[0].Name != "refs/uwf/threads/A" {
+		t.Fatalf("for-each-ref: %+v", refs)
+	}
+	if err := r.UpdateRefs(ctx, "x", RefUpdate{Ref: "refs/uwf/bad name", New: head, Old: ZeroOID}); err == nil {
+		t.Fatal("a ref name with a space was accepted")
+	}
+}
+
+func TestGitErrorMessage(t *testing.T) {
+	r, err := NewRunner(t.TempDir(), []string{"GIT_DIR=/nonexistent/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Run(context.Background(), nil, "rev-parse", "HEAD")
+	var ge *GitError
+	if !errors.As(err, &ge) || ge.ExitCode == 0 || !strings.Contains(err.Error(), "git rev-parse HEAD") {
+		t.Fatalf("unexpected error %v", err)
+	}
+}
+
+func TestUpdateRefsLocked(t *testing.T) {
+	ctx := context.Background()
+	dir := initRepo(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	if err := os.MkdirAll(filepath.Join(dir, ".git", "refs", "uwf", "threads"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, ".git", "refs", "uwf", "threads", "A.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewRunner(dir, nil)
+	err := r.UpdateRefs(ctx, "test", RefUpdate{Ref: "refs/uwf/threads/A", New: head, Old: ZeroOID})
+	var locked *RefLockedError
+	if !errors.As(err, &locked) || locked.Ref != "refs/uwf/threads/A" || !strings.HasSuffix(locked.LockFile, "A.lock") {
+		t.Fatalf("want RefLockedError, got %v", err)
+	}
+}

@@ -1,0 +1,121 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RefFiles reads refs from the files backend of one common dir, as ReadRef
+// and ReadRefs do, for a process that reads refs again and again (a step
+// reads its thread's and attempts' refs several times, checks whether
+// fetched threads need adopting, and lists the tips of the alias index):
+// one RefFiles shared by all of them parses packed-refs once. packed-refs is
+// parsed once and kept while the file keeps its identity (inode, size,
+// modification time): git replaces it by rename, and validates its own
+// cache the same way. Safe for concurrent use.
+type RefFiles struct {
+	common string
+
+	mu     sync.Mutex
+	packed *packedRefs
+	stamp  fileStamp
+	parses int // how many times packed-refs was read and parsed (tests)
+}
+
+// NewRefFiles returns a reader of the refs in commonDir.
+func NewRefFiles(commonDir string) *RefFiles { return &RefFiles{common: commonDir} }
+
+// Ref is ReadRef with packed-refs kept between calls.
+func (f *RefFiles) Ref(name string) (oid string, ok bool, err error) {
+	if !isFilesBackend(f.common) || !inCommonDir(name) || !validRefName(name) {
+		return "", false, nil
+	}
+	rr := refReader{common: f.common, cache: f}
+	return rr.resolve(name, 0)
+}
+
+// List is ReadRefs with packed-refs kept between calls.
+func (f *RefFiles) List(patterns ...string) (refs []RefEntry, ok bool, err error) {
+	return readRefs(f.common, patterns, true, f)
+}
+
+// ListHash is ReadHashRefs with packed-refs kept between calls.
+func (f *RefFiles) ListHash(patterns ...string) (refs []RefEntry, ok bool, err error) {
+	return readRefs(f.common, patterns, false, f)
+}
+
+// AnyPacked reports whether packed-refs holds a ref whose name starts with
+// prefix and satisfies match, looking only at the records under prefix.
+// ok is false when the files cannot answer (another ref backend, a
+// damaged packed-refs file).
+func (f *RefFiles) AnyPacked(prefix string, match func(name string) bool) (found, ok bool, err error) {
+	if !isFilesBackend(f.common) {
+		return false, false, nil
+	}
+	p, err := f.packedRefs()
+	if err != nil {
+		return false, false, err
+	}
+	start := p.lowerBound(prefix)
+	if start < 0 {
+		return false, false, nil
+	}
+	p.scan(start, func(_, name string) bool {
+		if !strings.HasPrefix(name, prefix) {
+			return false
+		}
+		found = match(name)
+		return !found
+	})
+	if p.err != nil {
+		return false, false, nil
+	}
+	return found, true, nil
+}
+
+// fileStamp identifies one version of a file that is replaced by rename.
+type fileStamp struct {
+	ino   uint64
+	size  int64
+	mtime time.Time
+}
+
+func stampOf(fi fs.FileInfo) fileStamp {
+	return fileStamp{ino: inodeOf(fi), size: fi.Size(), mtime: fi.ModTime()}
+}
+
+// packedRefs returns packed-refs parsed, from memory while the file is the
+// one parsed last.
+func (f *RefFiles) packedRefs() (*packedRefs, error) {
+	path := filepath.Join(f.common, "packed-refs")
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newPackedRefs(""), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	stamp := stampOf(fi)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.packed != nil && stamp == f.stamp {
+		return f.packed, nil
+	}
+	data, err := readFileString(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	p := newPackedRefs(data)
+	f.parses++
+	// Keep it only if the file did not change while it was read.
+	if fi2, err := os.Stat(path); err == nil && stampOf(fi2) == stamp && int64(len(data)) == stamp.size {
+		f.packed, f.stamp = p, stamp
+	}
+	return p, nil
+}
