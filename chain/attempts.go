@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/internal/gitcli"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Attempt is a step that failed: the agent crashed, timed out, or never
@@ -186,7 +186,7 @@ func (r *Repo) attemptsFrom(t *Thread, tip plumbing.Hash, sinceHead bool) ([]Fai
 	s := r.Store.Storer()
 	var out []FailedAttempt
 	for c := tip; !c.IsZero(); {
-		commit, err := object.GetCommit(s, c)
+		commit, err := gitobj.GetCommit(s, c)
 		if err != nil {
 			return nil, fmt.Errorf("read attempt %s: %w", c, err)
 		}
