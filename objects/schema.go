@@ -44,15 +44,17 @@ func MetaSchemaAlias() Alias { return AliasOf(metaBlob()) }
 
 // schemaConfig is how node schemas compile: formats asserted, the reference
 // formats known, nothing loaded from outside.
-var schemaConfig = jsonschema.Config{
-	AssertFormat: true,
-	Formats: map[string]func(any) error{
-		FormatRef:         validateRefFormat,
-		FormatRefUpstream: validateRefFormat,
-	},
-	Refuse: func(url string) error {
-		return fmt.Errorf("loading external schema %s is not allowed", url)
-	},
+func schemaConfig() jsonschema.Config {
+	return jsonschema.Config{
+		AssertFormat: true,
+		Formats: map[string]func(any) error{
+			FormatRef:         validateRefFormat,
+			FormatRefUpstream: validateRefFormat,
+		},
+		Refuse: func(url string) error {
+			return fmt.Errorf("loading external schema %s is not allowed", url)
+		},
+	}
 }
 
 func validateRefFormat(v any) error {
@@ -69,7 +71,7 @@ func validateRefFormat(v any) error {
 // compileSchema compiles a schema document (decoded by jsonschema.Decode)
 // under the given alias.
 func compileSchema(a Alias, doc any) (*jsonschema.Schema, error) {
-	sch, err := jsonschema.Compile(schemaBaseURL+string(a)+".json", doc, schemaConfig)
+	sch, err := jsonschema.Compile(schemaBaseURL+string(a)+".json", doc, schemaConfig())
 	if err != nil {
 		return nil, fmt.Errorf("compile schema %s: %w", a, err)
 	}
