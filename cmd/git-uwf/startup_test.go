@@ -74,7 +74,9 @@ func TestStartupWork(t *testing.T) {
 	}
 
 	bin := filepath.Join(t.TempDir(), "git-uwf")
-	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-tags", tags, "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "version")
@@ -117,7 +119,7 @@ func TestStartupWork(t *testing.T) {
 }
 
 // makefileTags returns the build tags `make build` uses (GOTAGS), and
-// checks that the build rule passes them.
+// checks that the build rule passes them and builds without cgo.
 func makefileTags(t *testing.T) string {
 	t.Helper()
 	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
@@ -137,6 +139,10 @@ func makefileTags(t *testing.T) string {
 	}
 	if !strings.Contains(string(mk), "-tags '$(GOTAGS)'") {
 		t.Fatal("Makefile: the build rule does not pass -tags '$(GOTAGS)'")
+	}
+	// A static binary starts without the dynamic loader and libc.
+	if !strings.Contains(string(mk), "\nCGO     := 0\n") || !strings.Contains(string(mk), "\tCGO_ENABLED=$(CGO) $(GO) build") {
+		t.Fatal("Makefile: the build rule does not build with CGO_ENABLED=0 (CGO := 0)")
 	}
 	return tags
 }
