@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -243,13 +244,41 @@ type TreeEntry struct {
 	Hash plumbing.Hash
 }
 
-// sortName is the name git orders an entry by: a directory's with a
-// trailing slash.
-func (e *TreeEntry) sortName() string {
-	if e.Mode == filemode.Dir {
-		return e.Name + "/"
+// compareNames orders tree entry names as git does: a directory's name as
+// if it ended in a slash. It does not allocate.
+func compareNames(a string, aDir bool, b string, bDir bool) int {
+	if !aDir && !bDir {
+		return strings.Compare(a, b)
 	}
-	return e.Name
+	for i := 0; ; i++ {
+		ca, okA := nameByte(a, aDir, i)
+		cb, okB := nameByte(b, bDir, i)
+		switch {
+		case !okA && !okB:
+			return 0
+		case !okA:
+			return -1
+		case !okB:
+			return 1
+		case ca != cb:
+			return int(ca) - int(cb)
+		}
+	}
+}
+
+// nameByte is byte i of name, with a slash after a directory's name.
+func nameByte(name string, dir bool, i int) (byte, bool) {
+	switch {
+	case i < len(name):
+		return name[i], true
+	case dir && i == len(name):
+		return '/', true
+	}
+	return 0, false
+}
+
+func compareEntries(a, b *TreeEntry) int {
+	return compareNames(a.Name, a.Mode == filemode.Dir, b.Name, b.Mode == filemode.Dir)
 }
 
 // Tree is a decoded tree object.
@@ -287,20 +316,22 @@ func DecodeTree(o plumbing.EncodedObject) (*Tree, error) {
 // "<octal mode> <name>\0<20-byte oid>". Modes are read as git reads them
 // (any 04xxxx is a directory, 100xxx a regular or executable file, 120xxx
 // a symlink, anything else a submodule).
-func ParseTree(b []byte) (*Tree, error) {
+func ParseTree(data []byte) (*Tree, error) {
 	t := &Tree{sorted: true}
-	prev := ""
+	// One string for the whole tree: entry names are slices of it, not an
+	// allocation each.
+	b := string(data)
 	for len(b) > 0 {
-		sp := bytes.IndexByte(b, ' ')
+		sp := strings.IndexByte(b, ' ')
 		if sp < 0 {
 			return nil, fmt.Errorf("%w: entry without a mode", ErrMalformed)
 		}
-		mode, err := strconv.ParseUint(string(b[:sp]), 8, 32)
+		mode, err := strconv.ParseUint(b[:sp], 8, 32)
 		if err != nil {
 			return nil, fmt.Errorf("%w: mode %q", ErrMalformed, b[:sp])
 		}
 		b = b[sp+1:]
-		nul := bytes.IndexByte(b, 0)
+		nul := strings.IndexByte(b, 0)
 		if nul < 0 {
 			return nil, fmt.Errorf("%w: entry name without its terminator", ErrMalformed)
 		}
@@ -310,13 +341,11 @@ func ParseTree(b []byte) (*Tree, error) {
 		if len(b) < nul+1+len(plumbing.ZeroHash) {
 			return nil, fmt.Errorf("%w: truncated object id", ErrMalformed)
 		}
-		e := TreeEntry{Name: string(b[:nul]), Mode: canonicalMode(filemode.FileMode(mode))}
+		e := TreeEntry{Name: b[:nul], Mode: canonicalMode(filemode.FileMode(mode))}
 		copy(e.Hash[:], b[nul+1:])
 		b = b[nul+1+len(e.Hash):]
-		if name := e.sortName(); len(t.Entries) > 0 && prev > name {
+		if n := len(t.Entries); t.sorted && n > 0 && compareEntries(&t.Entries[n-1], &e) > 0 {
 			t.sorted = false
-		} else {
-			prev = name
 		}
 		t.Entries = append(t.Entries, e)
 	}
@@ -340,23 +369,20 @@ func canonicalMode(m filemode.FileMode) filemode.FileMode {
 
 // SortEntries puts entries in git's order.
 func SortEntries(entries []TreeEntry) {
-	sort.Slice(entries, func(i, j int) bool { return entries[i].sortName() < entries[j].sortName() })
+	slices.SortFunc(entries, func(a, b TreeEntry) int { return compareEntries(&a, &b) })
 }
 
 // Bytes returns the tree object's content. The entries must be in git's
 // order (SortEntries) and their names must not hold a NUL or a slash.
 func (t *Tree) Bytes() ([]byte, error) {
 	b := make([]byte, 0, len(t.Entries)*48)
-	prev := ""
 	for i := range t.Entries {
 		e := &t.Entries[i]
 		if e.Name == "" || strings.ContainsAny(e.Name, "\x00/") {
 			return nil, fmt.Errorf("%w: tree entry name %q", ErrMalformed, e.Name)
 		}
-		if name := e.sortName(); i > 0 && name < prev {
+		if i > 0 && compareEntries(&t.Entries[i-1], e) > 0 {
 			return nil, ErrUnsorted
-		} else {
-			prev = name
 		}
 		b = strconv.AppendUint(b, uint64(e.Mode), 8)
 		b = append(b, ' ')
@@ -388,8 +414,11 @@ func (t *Tree) Entry(name string) (TreeEntry, bool) {
 		return TreeEntry{}, false
 	}
 	// A file sorts as name, a directory as name + "/".
-	for _, key := range [2]string{name, name + "/"} {
-		i := sort.Search(len(t.Entries), func(i int) bool { return t.Entries[i].sortName() >= key })
+	for _, dir := range [2]bool{false, true} {
+		i := sort.Search(len(t.Entries), func(i int) bool {
+			e := &t.Entries[i]
+			return compareNames(e.Name, e.Mode == filemode.Dir, name, dir) >= 0
+		})
 		if i < len(t.Entries) && t.Entries[i].Name == name {
 			return t.Entries[i], true
 		}

@@ -257,3 +257,75 @@ func TestParseSignature(t *testing.T) {
 		}
 	}
 }
+
+func TestSortEntriesAndLookup(t *testing.T) {
+	names := []string{"a", "a.b", "a-", "a/", "ab", "a0", "b", "", "Z", "a~", "aa"}
+	var entries []gitobj.TreeEntry
+	for i, n := range names {
+		if n == "" || strings.Contains(n, "/") {
+			continue
+		}
+		for _, mode := range []filemode.FileMode{filemode.Regular, filemode.Dir} {
+			if mode == filemode.Dir && i%2 == 0 {
+				n += "d" // a directory and a file never share a name in one tree
+			}
+			entries = append(entries, gitobj.TreeEntry{Name: n, Mode: mode, Hash: plumbing.Hash{byte(len(entries))}})
+		}
+	}
+	// Drop duplicates of a name: git trees hold each name once.
+	seen := map[string]bool{}
+	entries = slices.DeleteFunc(entries, func(e gitobj.TreeEntry) bool {
+		dup := seen[e.Name]
+		seen[e.Name] = true
+		return dup
+	})
+	key := func(e gitobj.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	got := slices.Clone(entries)
+	gitobj.SortEntries(got)
+	want := slices.Clone(entries)
+	slices.SortFunc(want, func(a, b gitobj.TreeEntry) int { return strings.Compare(key(a), key(b)) })
+	if !slices.Equal(got, want) {
+		t.Fatalf("SortEntries = %v, want %v", got, want)
+	}
+
+	sorted := &gitobj.Tree{Entries: got}
+	raw, err := sorted.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSorted, err := gitobj.ParseTree(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same entries out of order (a malformed tree git would not
+	// write) are still found, by a linear search.
+	var unsortedRaw []byte
+	for _, e := range slices.Backward(got) {
+		one, err := (&gitobj.Tree{Entries: []gitobj.TreeEntry{e}}).Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		unsortedRaw = append(unsortedRaw, one...)
+	}
+	fromUnsorted, err := gitobj.ParseTree(unsortedRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []*gitobj.Tree{fromSorted, fromUnsorted} {
+		for _, e := range entries {
+			if got, ok := tr.Entry(e.Name); !ok || got != e {
+				t.Errorf("Entry(%q) = %v, %v; want %v", e.Name, got, ok, e)
+			}
+		}
+		for _, missing := range []string{"a.", "a/b", "zz", "A"} {
+			if got, ok := tr.Entry(missing); ok {
+				t.Errorf("Entry(%q) = %v, want none", missing, got)
+			}
+		}
+	}
+}
