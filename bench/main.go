@@ -94,9 +94,11 @@ func run(ctx context.Context, c config) error {
 	}
 	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf")}
 	logf("building git-uwf")
-	// The tags `make build` uses (Makefile GOTAGS): without them urfave/cli
-	// links its man-page export into the binary, and start-up pays for it.
+	// The tags and cgo setting `make build` uses (Makefile GOTAGS, CGO):
+	// without the tags urfave/cli links its man-page export into the
+	// binary; with cgo it is dynamically linked. Start-up pays for both.
 	build := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", b.bin, "./cmd/git-uwf")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build git-uwf: %w", err)

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Attempt is a step that failed: the agent crashed, timed out, or never
@@ -186,7 +187,7 @@ func (r *Repo) attemptsFrom(t *Thread, tip plumbing.Hash, sinceHead bool) ([]Fai
 	s := r.Store.Storer()
 	var out []FailedAttempt
 	for c := tip; !c.IsZero(); {
-		commit, err := object.GetCommit(s, c)
+		commit, err := gitobj.GetCommit(s, c)
 		if err != nil {
 			return nil, fmt.Errorf("read attempt %s: %w", c, err)
 		}

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -105,7 +105,7 @@ func (r *Repo) Parent(ctx context.Context, t *Thread) (*ParentLink, error) {
 	c := t.Head.Commit
 	s := r.Store.Storer()
 	for {
-		commit, err := object.GetCommit(s, c)
+		commit, err := gitobj.GetCommit(s, c)
 		if err != nil {
 			return nil, fmt.Errorf("thread %s: read %s: %w", t.ID, c, err)
 		}

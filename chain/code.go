@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Trailers that tie threads and steps to the code they ran on. They are
@@ -61,11 +62,11 @@ func (r *Repo) StartCode(ctx context.Context, t *Thread) (Code, error) {
 		if err := ctx.Err(); err != nil {
 			return Code{}, err
 		}
-		c, err := object.GetCommit(s, h)
+		c, err := gitobj.GetCommit(s, h)
 		if err != nil {
 			return Code{}, fmt.Errorf("thread %s: read commit %s: %w", t.ID, h, err)
 		}
-		if c.NumParents() == 0 {
+		if len(c.ParentHashes) == 0 {
 			tr := trailers(c.Message)
 			return Code{Branch: tr[BranchTrailer], Commit: tr[CodeTrailer]}, nil
 		}
@@ -79,7 +80,7 @@ func (r *Repo) StartCode(ctx context.Context, t *Thread) (Code, error) {
 // StepCode returns the code commits a step commit records: HEAD before
 // the agent and, when it moved, after.
 func (r *Repo) StepCode(commit plumbing.Hash) (before, after string, err error) {
-	c, err := object.GetCommit(r.Store.Storer(), commit)
+	c, err := gitobj.GetCommit(r.Store.Storer(), commit)
 	if err != nil {
 		return "", "", fmt.Errorf("read commit %s: %w", commit, err)
 	}

@@ -7,7 +7,8 @@ import (
 	"unicode"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Trailer is one "Key: value" line at the end of a commit message.
@@ -56,8 +57,8 @@ func excerpt(s string, maxLines int) string {
 // writeCommit stores a commit object with the repository's identity.
 func (r *Repo) writeCommit(ctx context.Context, tree plumbing.Hash, parents []plumbing.Hash, msg string) (plumbing.Hash, error) {
 	id := r.signature(ctx)
-	sig := object.Signature{Name: id.name, Email: id.email, When: r.commitTime(id)}
-	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
+	sig := gitobj.Signature{Name: id.name, Email: id.email, When: r.commitTime(id)}
+	c := &gitobj.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
 	s := r.Store.Storer()
 	obj := s.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {

@@ -12,11 +12,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/git-uwf/git-uwf/internal/atomicfile"
-	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/gofrs/flock"
+
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 // The entry cache makes a chain walk (Chain, and so `thread steps`,
@@ -102,7 +103,7 @@ func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
 	if ok {
 		return start, nil
 	}
-	commit, err := object.GetCommit(r.Store.Storer(), head)
+	commit, err := gitobj.GetCommit(r.Store.Storer(), head)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
 	}

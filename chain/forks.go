@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Relative is another thread that shares history with a thread: both
@@ -104,7 +105,7 @@ type Provenance struct {
 // thread that made all its commits itself has no provenance (nil).
 func (r *Repo) ForkedFrom(ctx context.Context, t *Thread, entries []*Entry) (*Provenance, error) {
 	for i := len(entries) - 1; i >= 0; i-- {
-		c, err := object.GetCommit(r.Store.Storer(), entries[i].Commit)
+		c, err := gitobj.GetCommit(r.Store.Storer(), entries[i].Commit)
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", entries[i].Commit, err)
 		}

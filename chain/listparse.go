@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Parsing the few fields a summary needs from raw commit and tree objects,
@@ -26,7 +26,7 @@ type commitHead struct {
 
 // parseCommit reads the tree, the first parent and the committer time of
 // a commit in git's canonical layout: a tree line, parent lines, an author
-// line and a committer line. The time is decoded as go-git decodes it.
+// line and a committer line. The time is decoded as gitobj decodes it.
 func parseCommit(o gitrepo.Object) (commitHead, bool) {
 	var c commitHead
 	if o.Missing || o.Type != "commit" {
@@ -58,9 +58,7 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 	if line, _, ok = bytes.Cut(rest, []byte{'\n'}); !ok || !bytes.HasPrefix(line, []byte("committer ")) {
 		return c, false
 	}
-	var sig object.Signature
-	sig.Decode(line[len("committer "):])
-	c.when = sig.When
+	c.when = gitobj.ParseSignature(line[len("committer "):]).When
 	return c, true
 }
 

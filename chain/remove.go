@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -81,7 +81,7 @@ func (r *Repo) RollbackWorkflow(ctx context.Context, name, to string) (*Rollback
 		}
 	}
 	tip := plumbing.NewHash(cur.Commit)
-	old, err := object.GetCommit(r.Store.Storer(), plumbing.NewHash(target.Commit))
+	old, err := gitobj.GetCommit(r.Store.Storer(), plumbing.NewHash(target.Commit))
 	if err != nil {
 		return nil, fmt.Errorf("read version %s of workflow %q: %w", target.Hash, name, err)
 	}

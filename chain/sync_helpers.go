@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
@@ -18,7 +18,7 @@ func ValidWorkflowName(name string) error { return validWorkflowName(name) }
 // commit of refs/uwf/workflows/<name>), e.g. one fetched from a remote that
 // is not on any local ref yet.
 func (r *Repo) WorkflowAt(ctx context.Context, commit plumbing.Hash) (*WorkflowInfo, error) {
-	c, err := object.GetCommit(r.Store.Storer(), commit)
+	c, err := gitobj.GetCommit(r.Store.Storer(), commit)
 	if err != nil {
 		return nil, fmt.Errorf("read workflow commit %s: %w", commit, err)
 	}

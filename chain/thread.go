@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"gopkg.in/yaml.v3"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"gopkg.in/yaml.v3"
 )
 
 // StartNode is the root of a thread.
@@ -265,9 +266,9 @@ func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) 
 }
 
 // entryWithTree is Entry, also returning the commit's tree.
-func (r *Repo) entryWithTree(commit plumbing.Hash) (*Entry, *object.Tree, error) {
+func (r *Repo) entryWithTree(commit plumbing.Hash) (*Entry, *gitobj.Tree, error) {
 	s := r.Store.Storer()
-	c, err := object.GetCommit(s, commit)
+	c, err := gitobj.GetCommit(s, commit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
@@ -275,7 +276,7 @@ func (r *Repo) entryWithTree(commit plumbing.Hash) (*Entry, *object.Tree, error)
 	if len(c.ParentHashes) > 0 {
 		e.Parent = c.ParentHashes[0]
 	}
-	root, err := object.GetTree(s, c.TreeHash)
+	root, err := gitobj.GetTree(s, c.TreeHash)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read tree %s: %w", c.TreeHash, err)
 	}
@@ -389,7 +390,7 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 				return nil, err
 			}
 		} else {
-			var root *object.Tree
+			var root *gitobj.Tree
 			var err error
 			if e, root, err = r.entryWithTree(c); err != nil {
 				return nil, err
@@ -701,7 +702,7 @@ func (r *Repo) FindStep(ctx context.Context, s string) (*Entry, error) {
 			return e, nil
 		}
 		// A code commit made during a step points back with a trailer.
-		if c, err := object.GetCommit(r.Store.Storer(), commit); err == nil {
+		if c, err := gitobj.GetCommit(r.Store.Storer(), commit); err == nil {
 			if v, ok := trailers(c.Message)[StepTrailer]; ok {
 				return r.followStepTrailer(ctx, strings.TrimSpace(v))
 			}

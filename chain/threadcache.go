@@ -11,11 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/git-uwf/git-uwf/internal/atomicfile"
-	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 // CachedThread is Thread for commands that only read a thread. When the
@@ -261,13 +262,13 @@ func parseWorkflowCache(data []byte) (workflowRecord, bool) {
 // gitRecord builds the entry record of an entry just read from git, whose
 // tree is root. It reads the tree's nodes/ once for everything the record
 // keeps: a cold walk of a long thread pays this per step.
-func (r *Repo) gitRecord(e *Entry, root *object.Tree) entryRecord {
+func (r *Repo) gitRecord(e *Entry, root *gitobj.Tree) entryRecord {
 	s := r.Store.Storer()
 	var output, body json.RawMessage
 	if e.Step != nil {
-		var nodes *object.Tree
+		var nodes *gitobj.Tree
 		if h := topEntry(root, "nodes"); !h.IsZero() {
-			nodes, _ = object.GetTree(s, h) // without it, NodeInCommit looks further
+			nodes, _ = gitobj.GetTree(s, h) // without it, NodeInCommit looks further
 		}
 		// The output is read as NodeInCommit reads it (teaching the alias
 		// index, as walks always have).
@@ -290,7 +291,7 @@ func (r *Repo) gitRecord(e *Entry, root *object.Tree) entryRecord {
 
 // topEntry returns the hash of a top-level entry of t (zero if t is nil or
 // has none).
-func topEntry(t *object.Tree, name string) plumbing.Hash {
+func topEntry(t *gitobj.Tree, name string) plumbing.Hash {
 	if t == nil {
 		return plumbing.ZeroHash
 	}

@@ -2,14 +2,14 @@ package chain
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 // treeBuilder assembles a nested git tree from paths.
@@ -43,22 +43,22 @@ func (t *treeBuilder) subtree(name string, oid plumbing.Hash) { t.trees[name] = 
 
 // write stores the tree (and its new subtrees) and returns its oid.
 func (t *treeBuilder) write(s storer.EncodedObjectStorer) (plumbing.Hash, error) {
-	var entries []object.TreeEntry
+	var entries []gitobj.TreeEntry
 	for name, oid := range t.blobs {
-		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: oid})
+		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: filemode.Regular, Hash: oid})
 	}
 	for name, oid := range t.trees {
-		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
+		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
 	}
 	for name, sub := range t.dirs {
 		oid, err := sub.write(s)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
+		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
 	}
-	sort.Sort(object.TreeEntrySorter(entries))
-	tree := &object.Tree{Entries: entries}
+	gitobj.SortEntries(entries)
+	tree := &gitobj.Tree{Entries: entries}
 	obj := s.NewEncodedObject()
 	if err := tree.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
@@ -150,13 +150,13 @@ func (t *treeBuilder) nodes(dir string, set nodeSet) {
 
 // treeEntry finds a path in a tree; zero hash when absent.
 func treeEntry(s storer.EncodedObjectStorer, tree plumbing.Hash, path string) (plumbing.Hash, error) {
-	t, err := object.GetTree(s, tree)
+	t, err := gitobj.GetTree(s, tree)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
 	}
-	e, err := t.FindEntry(path)
+	e, err := gitobj.FindEntry(s, t, path)
 	if err != nil {
-		if err == object.ErrEntryNotFound || err == object.ErrDirectoryNotFound {
+		if err == gitobj.ErrEntryNotFound || err == gitobj.ErrDirectoryNotFound {
 			return plumbing.ZeroHash, nil
 		}
 		return plumbing.ZeroHash, err

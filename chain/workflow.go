@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"gopkg.in/yaml.v3"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"gopkg.in/yaml.v3"
 )
 
 // WorkflowInfo is a workflow version stored in the object database.
@@ -112,7 +113,7 @@ func (r *Repo) RegisterWorkflow(ctx context.Context, w *moderator.Workflow) (inf
 	}
 	var parents []plumbing.Hash
 	if !tip.IsZero() {
-		c, err := object.GetCommit(r.Store.Storer(), tip)
+		c, err := gitobj.GetCommit(r.Store.Storer(), tip)
 		if err != nil {
 			return nil, false, fmt.Errorf("read %s: %w", refName, err)
 		}
@@ -254,11 +255,11 @@ func (r *Repo) loadWorkflowTree(ctx context.Context, tree plumbing.Hash) (*Workf
 // learnTree tells the alias index about the alias-named entries of dir.
 func (r *Repo) learnTree(tree plumbing.Hash, dir string) error {
 	s := r.Store.Storer()
-	t, err := object.GetTree(s, tree)
+	t, err := gitobj.GetTree(s, tree)
 	if err != nil {
 		return fmt.Errorf("read tree %s: %w", tree, err)
 	}
-	sub, err := t.Tree(dir)
+	sub, err := gitobj.Subtree(s, t, dir)
 	if err != nil {
 		return nil
 	}
@@ -299,7 +300,7 @@ func (r *Repo) Workflows(ctx context.Context) ([]RegisteredWorkflow, error) {
 }
 
 func (r *Repo) registryEntry(ctx context.Context, name string, commit plumbing.Hash) (RegisteredWorkflow, error) {
-	c, err := object.GetCommit(r.Store.Storer(), commit)
+	c, err := gitobj.GetCommit(r.Store.Storer(), commit)
 	if err != nil {
 		return RegisteredWorkflow{}, fmt.Errorf("read workflow %s: %w", name, err)
 	}
@@ -330,7 +331,7 @@ func (r *Repo) WorkflowHistory(ctx context.Context, name string) ([]RegisteredWo
 			return nil, err
 		}
 		out = append(out, rw)
-		commit, err := object.GetCommit(r.Store.Storer(), c)
+		commit, err := gitobj.GetCommit(r.Store.Storer(), c)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +352,7 @@ func (r *Repo) FindWorkflow(ctx context.Context, nameOrAlias string) (*WorkflowI
 			return nil, err
 		}
 		if !tip.IsZero() {
-			c, err := object.GetCommit(r.Store.Storer(), tip)
+			c, err := gitobj.GetCommit(r.Store.Storer(), tip)
 			if err != nil {
 				return nil, fmt.Errorf("read workflow %s: %w", nameOrAlias, err)
 			}

@@ -7,59 +7,31 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/git-uwf/git-uwf/internal/jsonschema"
 )
 
 // statusKey is the output field that selects a status-map edge.
 const statusKey = "$status"
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("loading %s: remote and file references are not allowed in frontmatter schemas", url)
-}
 
 // compileSchema compiles a frontmatter schema, loading no external
 // documents, to check that it is a valid schema. Nothing is validated
 // against it here (objects does that, with the uwf_ref format), so the
 // format needs no registration.
 func compileSchema(role string, schema map[string]any) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
 	url := "uwf:///roles/" + neturl.PathEscape(role) + ".json"
-	if err := c.AddResource(url, schema); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return jsonschema.Compile(url, schema, jsonschema.Config{
+		Refuse: func(url string) error {
+			return fmt.Errorf("loading %s: remote and file references are not allowed in frontmatter schemas", url)
+		},
+	})
 }
 
-// schemaError flattens a jsonschema compile error into one line.
+// schemaError flattens a schema compile error into one line.
 func schemaError(err error) string {
-	var se *jsonschema.SchemaValidationError
-	if errors.As(err, &se) && se.Err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(se.Err, &ve) {
-			var leaves []string
-			collectLeaves(ve, message.NewPrinter(language.English), &leaves)
-			if len(leaves) > 0 {
-				return strings.Join(leaves, "; ")
-			}
-		}
+	if v, ok := jsonschema.SchemaViolations(err); ok {
+		return strings.Join(v, "; ")
 	}
-	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
-func collectLeaves(ve *jsonschema.ValidationError, p *message.Printer, out *[]string) {
-	if len(ve.Causes) == 0 {
-		loc := "/" + strings.Join(ve.InstanceLocation, "/")
-		*out = append(*out, fmt.Sprintf("at %s: %s", loc, ve.ErrorKind.LocalizedString(p)))
-		return
-	}
-	for _, c := range ve.Causes {
-		collectLeaves(c, p, out)
-	}
+	return jsonschema.OneLine(err.Error())
 }
 
 // variants returns the oneOf/anyOf alternatives of a schema.

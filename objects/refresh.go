@@ -10,7 +10,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // IsUWFRef reports whether the alias index follows the ref name:
@@ -183,11 +184,11 @@ func (sc *scanner) scanObject(ctx context.Context, h plumbing.Hash, depth int) e
 	case plumbing.TreeObject:
 		return sc.scanTree(h)
 	case plumbing.TagObject:
-		tag, err := object.DecodeTag(sc.s.st, obj)
+		target, err := gitobj.TagTarget(obj)
 		if err != nil {
 			return err
 		}
-		return sc.scanObject(ctx, tag.Target, depth+1)
+		return sc.scanObject(ctx, target, depth+1)
 	}
 	return nil
 }
@@ -195,15 +196,15 @@ func (sc *scanner) scanObject(ctx context.Context, h plumbing.Hash, depth int) e
 // scanHistory walks a commit's not-yet-indexed history, ancestors first.
 func (sc *scanner) scanHistory(ctx context.Context, tipHash plumbing.Hash) error {
 	type frame struct {
-		c    *object.Commit
+		c    *gitobj.Commit
 		next int // index of the next parent to visit
 	}
-	visit := func(h plumbing.Hash) (*object.Commit, error) {
+	visit := func(h plumbing.Hash) (*gitobj.Commit, error) {
 		if sc.done[h] || sc.known(h) {
 			return nil, nil
 		}
 		sc.done[h] = true
-		c, err := object.GetCommit(sc.s.st, h)
+		c, err := gitobj.GetCommit(sc.s.st, h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return nil, nil
 		}
@@ -246,7 +247,7 @@ func (sc *scanner) scanTree(h plumbing.Hash) error {
 		return nil
 	}
 	sc.trees[h] = true
-	t, err := object.GetTree(sc.s.st, h)
+	t, err := gitobj.GetTree(sc.s.st, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil
 	}

@@ -1,9 +1,7 @@
 package objects
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -11,9 +9,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/git-uwf/git-uwf/internal/jsonschema"
 )
 
 // Format names that mark a string as a reference to a node.
@@ -46,11 +42,19 @@ func metaBlob() []byte {
 // in every repository.
 func MetaSchemaAlias() Alias { return AliasOf(metaBlob()) }
 
-// noLoader refuses to load any external resource.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("loading external schema %s is not allowed", url)
+// schemaConfig is how node schemas compile: formats asserted, the reference
+// formats known, nothing loaded from outside.
+func schemaConfig() jsonschema.Config {
+	return jsonschema.Config{
+		AssertFormat: true,
+		Formats: map[string]func(any) error{
+			FormatRef:         validateRefFormat,
+			FormatRefUpstream: validateRefFormat,
+		},
+		Refuse: func(url string) error {
+			return fmt.Errorf("loading external schema %s is not allowed", url)
+		},
+	}
 }
 
 func validateRefFormat(v any) error {
@@ -64,84 +68,26 @@ func validateRefFormat(v any) error {
 	return nil
 }
 
-// compileSchema compiles a schema document (decoded with json.Number) under
-// the given alias.
+// compileSchema compiles a schema document (decoded by jsonschema.Decode)
+// under the given alias.
 func compileSchema(a Alias, doc any) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	c.UseLoader(noLoader{})
-	c.RegisterFormat(&jsonschema.Format{Name: FormatRef, Validate: validateRefFormat})
-	c.RegisterFormat(&jsonschema.Format{Name: FormatRefUpstream, Validate: validateRefFormat})
-	url := schemaBaseURL + string(a) + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("compile schema %s: %w", a, err)
-	}
-	sch, err := c.Compile(url)
+	sch, err := jsonschema.Compile(schemaBaseURL+string(a)+".json", doc, schemaConfig())
 	if err != nil {
 		return nil, fmt.Errorf("compile schema %s: %w", a, err)
 	}
 	return sch, nil
 }
 
-// decodeNumbers decodes canonical JSON into any, keeping numbers as
-// json.Number as the validator prefers.
-func decodeNumbers(data []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
-}
-
-// violations flattens a validator error into "at /path: message" lines.
-func violations(err error) []string {
-	p := message.NewPrinter(language.English)
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		var out []string
-		collectViolations(ve, p, &out)
-		if len(out) > 0 {
-			return out
-		}
-	}
-	return []string{"at /: " + oneLine(err.Error())}
-}
-
-func collectViolations(e *jsonschema.ValidationError, p *message.Printer, out *[]string) {
-	if len(e.Causes) == 0 {
-		*out = append(*out, "at "+pointer(e.InstanceLocation)+": "+oneLine(e.ErrorKind.LocalizedString(p)))
-		return
-	}
-	for _, c := range e.Causes {
-		collectViolations(c, p, out)
-	}
-}
-
-func pointer(tokens []string) string {
-	if len(tokens) == 0 {
-		return "/"
-	}
-	var sb strings.Builder
-	r := strings.NewReplacer("~", "~0", "/", "~1")
-	for _, t := range tokens {
-		sb.WriteByte('/')
-		sb.WriteString(r.Replace(t))
-	}
-	return sb.String()
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
 // schemaError turns a compile failure into a ValidationError against the
 // meta-schema.
 func schemaError(meta Alias, err error) *ValidationError {
-	var sve *jsonschema.SchemaValidationError
-	var v []string
-	if errors.As(err, &sve) {
-		for _, s := range violations(sve.Err) {
-			v = append(v, "schema does not compile: "+s)
-		}
+	v, ok := jsonschema.SchemaViolations(err)
+	if !ok {
+		v = []string{"at /: schema does not compile: " + jsonschema.OneLine(err.Error())}
 	} else {
-		v = []string{"at /: schema does not compile: " + oneLine(err.Error())}
+		for i := range v {
+			v[i] = "schema does not compile: " + v[i]
+		}
 	}
 	return &ValidationError{Type: meta, Title: MetaSchemaTitle, Violations: v}
 }

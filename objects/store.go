@@ -14,9 +14,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
+	"github.com/git-uwf/git-uwf/internal/jsonschema"
 )
 
 // IndexDirName is the directory, inside the git common dir, that OpenDir
@@ -152,7 +152,7 @@ func (s *Store) putSchema(blob, payload []byte) (Ref, error) {
 		if err := s.validateCanonical(s.meta, payload); err != nil {
 			return Ref{}, err
 		}
-		doc, err := decodeNumbers(payload)
+		doc, err := jsonschema.Decode(payload)
 		if err != nil {
 			return Ref{}, fmt.Errorf("put schema: %w", err)
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/git-uwf/git-uwf/internal/jsonschema"
 )
 
 // schemaFor returns the compiled schema of the schema node typ.
@@ -29,7 +31,7 @@ func (s *Store) schemaFor(typ Alias) (*compiled, error) {
 		}
 		payload = n.Payload
 	}
-	doc, err := decodeNumbers(payload)
+	doc, err := jsonschema.Decode(payload)
 	if err != nil {
 		return nil, fmt.Errorf("type %s: %w", typ, err)
 	}
@@ -60,12 +62,12 @@ func (s *Store) validateCanonical(typ Alias, p []byte) error {
 	if err != nil {
 		return err
 	}
-	inst, err := decodeNumbers(p)
+	inst, err := jsonschema.Decode(p)
 	if err != nil {
 		return fmt.Errorf("validate against %s: %w", typ, err)
 	}
 	if err := c.sch.Validate(inst); err != nil {
-		return &ValidationError{Type: typ, Title: c.title, Violations: violations(err)}
+		return &ValidationError{Type: typ, Title: c.title, Violations: jsonschema.Violations(err)}
 	}
 	return nil
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
@@ -380,7 +380,7 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 // forkThread keeps both lines of a diverged thread: the name moves to the
 // remote line, the local line is saved as the derived fork thread.
 func (rc *reconciler) forkThread(ctx context.Context, res Result, id chain.ThreadID, local, remote plumbing.Hash) Result {
-	c, err := object.GetCommit(rc.repo.Store.Storer(), local)
+	c, err := gitobj.GetCommit(rc.repo.Store.Storer(), local)
 	if err != nil {
 		res.Kind, res.Reason = KindError, fmt.Sprintf("read local tip %s: %v", local, err)
 		return res
@@ -436,7 +436,7 @@ func (rc *reconciler) saveAndMove(ctx context.Context, res Result, fork string, 
 // attempt's tree, message, signatures and thread head.
 func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.ThreadID, local, remote plumbing.Hash) Result {
 	s := rc.repo.Store.Storer()
-	var mine []*object.Commit // newest first
+	var mine []*gitobj.Commit // newest first
 	for c := local; !c.IsZero(); {
 		shared, err := rc.repo.IsAncestor(ctx, c, remote)
 		if err != nil {
@@ -446,7 +446,7 @@ func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.Th
 		if shared {
 			break
 		}
-		commit, err := object.GetCommit(s, c)
+		commit, err := gitobj.GetCommit(s, c)
 		if err != nil {
 			res.Kind, res.Reason = KindError, fmt.Sprintf("read attempt %s: %v", c, err)
 			return res
@@ -464,7 +464,7 @@ func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.Th
 		if len(old.ParentHashes) > 0 {
 			parents = []plumbing.Hash{old.ParentHashes[0], tip}
 		}
-		n := &object.Commit{Author: old.Author, Committer: old.Committer, Message: old.Message,
+		n := &gitobj.Commit{Author: old.Author, Committer: old.Committer, Message: old.Message,
 			TreeHash: old.TreeHash, ParentHashes: parents}
 		obj := s.NewEncodedObject()
 		if err := n.Encode(obj); err != nil {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -28,7 +28,7 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 	start := entries[0].Node.Alias
 	var prev *objects.Alias
 	for i, e := range entries {
-		c, err := object.GetCommit(s, e.Commit)
+		c, err := gitobj.GetCommit(s, e.Commit)
 		if err != nil {
 			return fmt.Sprintf("read commit %s: %v", e.Commit, err), nil, nil
 		}
@@ -85,19 +85,19 @@ func validateWorkflow(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) 
 // commit with one or two parents (the thread head, the previous attempt)
 // whose tree holds a FailedAttempt node.
 func validateAttempts(repo *chain.Repo, tip plumbing.Hash) (string, error) {
-	c, err := object.GetCommit(repo.Store.Storer(), tip)
+	c, err := gitobj.GetCommit(repo.Store.Storer(), tip)
 	if err != nil {
 		return fmt.Sprintf("read commit %s: %v", tip, err), nil
 	}
 	if n := len(c.ParentHashes); n < 1 || n > 2 {
 		return fmt.Sprintf("commit %s has %d parents: an attempt has the thread head and the previous attempt", tip, n), nil
 	}
-	tree, err := c.Tree()
+	tree, err := gitobj.GetTree(repo.Store.Storer(), c.TreeHash)
 	if err != nil {
 		return fmt.Sprintf("read tree of %s: %v", tip, err), nil
 	}
-	e, err := tree.FindEntry("node")
-	if err != nil {
+	e, ok := tree.Entry("node")
+	if !ok {
 		return fmt.Sprintf("commit %s is not a git-uwf attempt (no node in its tree)", tip), nil
 	}
 	n, err := repo.Store.GetOID(e.Hash)

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
@@ -324,7 +324,7 @@ func (w *Worker) divergent(ctx context.Context, id chain.ThreadID, local, remote
 }
 
 func (w *Worker) readLease(oid string) (*Lease, error) {
-	c, err := object.GetCommit(w.Repo.Store.Storer(), plumbing.NewHash(oid))
+	c, err := gitobj.GetCommit(w.Repo.Store.Storer(), plumbing.NewHash(oid))
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +343,7 @@ func ReadLease(ctx context.Context, repo *chain.Repo, remote string, id chain.Th
 		if r.Name != ref {
 			continue
 		}
-		c, err := object.GetCommit(repo.Store.Storer(), plumbing.NewHash(r.OID))
+		c, err := gitobj.GetCommit(repo.Store.Storer(), plumbing.NewHash(r.OID))
 		if err != nil {
 			return nil, err
 		}

@@ -12,13 +12,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/engine"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // stepsOutput is the machine-readable result of `thread steps`.
@@ -405,7 +405,7 @@ func stepSummary(ctx context.Context, w io.Writer, repo *chain.Repo, e *chain.En
 		return err
 	}
 	thread := "-"
-	if c, err := object.GetCommit(repo.Store.Storer(), e.Commit); err == nil {
+	if c, err := gitobj.GetCommit(repo.Store.Storer(), e.Commit); err == nil {
 		for _, line := range strings.Split(c.Message, "\n") {
 			if v, ok := strings.CutPrefix(line, "Uwf-Thread: "); ok {
 				thread = v
