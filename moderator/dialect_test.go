@@ -89,8 +89,10 @@ func TestDialectLoad(t *testing.T) {
 			notes: []string{`v.yaml:11:3: no version key, but $START has a "new" edge and no "_" edge: read as version 1 (add ` + "`version: 1`" + ` to say so)`}},
 		{name: "v1 name differs from the file: a note", path: "planning.workflow.yaml", yaml: v1Base, version: 1,
 			notes: []string{`planning.workflow.yaml:2:7: file "planning.workflow.yaml" implies name "planning.workflow"; the declared name "v" is used`}},
-		{name: "legacy name mismatch still refused", path: "planning.yaml", yaml: strings.Replace(strings.Replace(v1Base, "version: 1\n", "", 1), "new:", "_:", 1),
-			wantErr: []string{"workflow name mismatch"}},
+		{name: "legacy name differs from the file: a note", path: "planning.yaml", yaml: strings.Replace(strings.Replace(v1Base, "version: 1\n", "", 1), "new:", "_:", 1), version: 0,
+			notes: []string{`planning.yaml:1:7: file "planning.yaml" implies name "planning"; the declared name "v" is used`}},
+		{name: "legacy index name differs from its folder: a note", path: "other/index.yaml", yaml: strings.Replace(strings.Replace(v1Base, "version: 1\n", "", 1), "new:", "_:", 1), version: 0,
+			notes: []string{`other/index.yaml:1:7: file "other/index.yaml" implies name "other"; the declared name "v" is used`}},
 		{name: "v1 transitions form refused", yaml: "version: 1\nname: v\nroles: {a: {frontmatter: {type: object, properties: {$status: {const: x}}}}}\ngraph:\n  $START: [{role: a, prompt: go}]\n  a: [{role: $END, prompt: end}]\n",
 			wantErr: []string{"the transitions graph form (node: [edges]) is not part of version 1"}},
 	}

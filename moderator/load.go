@@ -23,9 +23,10 @@ func Load(fsys fs.FS, path string) (*Workflow, error) {
 
 // Parse parses and validates the workflow YAML in data. path names the file
 // in fsys: it locates error messages, resolves `!include`s relative to its
-// directory, and gives the expected workflow name (the file stem, or the
-// directory name for <dir>/index.yaml). path may be empty when unknown, and
-// fsys may be nil when the file has no includes.
+// directory, and implies a workflow name (the file stem, or the directory
+// name for <dir>/index.yaml): a declared name that differs is used, with a
+// note in [Workflow.Notes]. path may be empty when unknown, and fsys may be
+// nil when the file has no includes.
 //
 // Problems are returned together as a [*ValidationError].
 func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
@@ -38,14 +39,11 @@ func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
 	w, src := decode(root, &ps)
 	if path != "" && w.Name != "" {
 		if want := nameFromPath(path); want != "" && want != w.Name {
-			if w.Version >= DialectV1 {
-				// Version 1 names a workflow by what it declares: files
-				// such as x.workflow.yaml are common.
-				w.Notes = append(w.Notes, Problem{File: src.name.file, Line: src.name.line, Col: src.name.col,
-					Message: fmt.Sprintf("file %q implies name %q; the declared name %q is used", fileLabel(path), want, w.Name)})
-			} else {
-				ps.add(src.name, "workflow name mismatch: file %q implies name %q but YAML declares name %q", fileLabel(path), want, w.Name)
-			}
+			// A workflow is named by what it declares, in both dialects:
+			// files such as x.workflow.yaml are common. The note keeps a
+			// renamed file from going unnoticed.
+			w.Notes = append(w.Notes, Problem{File: src.name.file, Line: src.name.line, Col: src.name.col,
+				Message: fmt.Sprintf("file %q implies name %q; the declared name %q is used", fileLabel(path), want, w.Name)})
 		}
 	}
 	validate(w, src, &ps)
