@@ -73,8 +73,10 @@ func TestDialectLoad(t *testing.T) {
 			wantErr: []string{"conditions are not part of version 1"}},
 		{name: "v1 unknown Liquid variable", yaml: strings.Replace(v1Base, "{{ plan }}", "{{ plans | upcase }}", 1),
 			wantErr: []string{`v.yaml:15:33: edge planner.ready -> $END: prompt uses unknown variable "plans"`}},
-		{name: "v1 start edges have no variables", yaml: strings.Replace(v1Base, `"Plan."`, `"Plan {{ x }}."`, 1),
-			wantErr: []string{`prompt uses variable "x", but $START edges have no variables`}},
+		{name: "v1 start edge variable: a note, it renders empty", yaml: strings.Replace(v1Base, `"Plan."`, `"Plan {{ x }}."`, 1), version: 1,
+			notes: []string{`v.yaml:13:34: edge $START.new -> planner: prompt uses variable "x", but $START edges have no variables: it renders empty`}},
+		{name: "v1 start edge variable is still parsed", yaml: strings.Replace(v1Base, `"Plan."`, `"Plan {{ x | }}."`, 1),
+			wantErr: []string{`edge $START.new -> planner: invalid prompt template`}},
 		{name: "v1 Liquid syntax", yaml: strings.Replace(v1Base, "{{ plan }}", "{% if plan %}", 1),
 			wantErr: []string{"v.yaml:15:33: edge planner.ready -> $END: invalid prompt template"}},
 		{name: "v1 include refused", yaml: strings.Replace(v1Base, "{{ plan }}", "{% include 'x' %}", 1),
@@ -235,6 +237,36 @@ func TestDialectRoute(t *testing.T) {
 	}
 	if _, err := legacy.RouteResume(RouteContext{}); err == nil || !strings.Contains(err.Error(), "has no $START.resume edge") {
 		t.Errorf("RouteResume without a resume edge: %v", err)
+	}
+}
+
+// TestDialectStartVariables: a version 1 $START edge that names a variable
+// loads (with a note) and routes with the variable rendered empty, on the
+// new and the resume edge alike.
+func TestDialectStartVariables(t *testing.T) {
+	src := strings.Replace(v1Base, `new: {role: planner, prompt: "Plan."}`,
+		`new: {role: planner, prompt: "Plan ticket #{{ ticket }} in {{ repo | upcase }}."}`+"\n"+
+			`    resume: {role: planner, prompt: "Again for {{ ticket }}: {{ _body }}"}`, 1)
+	w, err := Parse(nil, "v.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Notes) != 3 {
+		t.Errorf("notes = %v, want one per variable of each $START edge", w.Notes)
+	}
+	d, err := w.Route(RouteContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Plan ticket # in ."; d.Prompt != want {
+		t.Errorf("Route prompt = %q, want %q", d.Prompt, want)
+	}
+	d, err = w.RouteResume(RouteContext{Steps: []StepView{{Role: "planner", Output: map[string]any{"$status": "ready", "plan": "p"}, Body: "planned"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Again for : planned"; d.Prompt != want {
+		t.Errorf("RouteResume prompt = %q, want %q", d.Prompt, want)
 	}
 }
 

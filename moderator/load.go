@@ -42,8 +42,7 @@ func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
 			// A workflow is named by what it declares, in both dialects:
 			// files such as x.workflow.yaml are common. The note keeps a
 			// renamed file from going unnoticed.
-			w.Notes = append(w.Notes, Problem{File: src.name.file, Line: src.name.line, Col: src.name.col,
-				Message: fmt.Sprintf("file %q implies name %q; the declared name %q is used", fileLabel(path), want, w.Name)})
+			w.note(src.name, "file %q implies name %q; the declared name %q is used", fileLabel(path), want, w.Name)
 		}
 	}
 	validate(w, src, &ps)
@@ -55,6 +54,15 @@ func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
 		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
 	})
 	return w, nil
+}
+
+// note adds a remark on an accepted file at the position of node at.
+func (w *Workflow) note(at *node, format string, args ...any) {
+	p := Problem{Message: fmt.Sprintf(format, args...)}
+	if at != nil {
+		p.File, p.Line, p.Col = at.file, at.line, at.col
+	}
+	w.Notes = append(w.Notes, p)
 }
 
 // fileLabel is how the name-mismatch message names a file: <dir>/index.yaml
@@ -144,8 +152,7 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 		// whose $START has a "new" edge instead is read as version 1: no
 		// file the older dialect accepts changes meaning.
 		w.Version = DialectV1
-		w.Notes = append(w.Notes, Problem{File: at.file, Line: at.line, Col: at.col,
-			Message: fmt.Sprintf("no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)})
+		w.note(at, "no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)
 	}
 	for i, k := range root.keys {
 		v := root.vals[i]

@@ -287,9 +287,15 @@ func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label s
 			continue
 		}
 		for _, name := range unknown {
-			if from == Start {
+			switch {
+			case from == Start && w.Version >= DialectV1:
+				// Upstream renders a $START variable as nothing and
+				// its files have them (PR #{{ prNumber }}): say so, but
+				// load the file.
+				w.note(t.at, "edge %s: %s uses variable %q, but %s edges have no variables: it renders empty", label, t.what, name, Start)
+			case from == Start:
 				ps.add(t.at, "edge %s: %s uses variable %q, but %s edges have no variables", label, t.what, name, Start)
-			} else {
+			default:
 				ps.add(t.at, "edge %s: %s uses unknown variable %q (not a property of role %q's output)", label, t.what, name, from)
 			}
 		}
