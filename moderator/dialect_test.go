@@ -240,6 +240,117 @@ func TestDialectRoute(t *testing.T) {
 	}
 }
 
+// mustacheEraYAML is a file as upstream wrote them between naming the $START
+// edges new/resume and adopting Liquid and version: no version key,
+// Mustache prompts and a $SUSPEND edge target.
+const mustacheEraYAML = `name: triage
+roles:
+  sorter:
+    frontmatter:
+      oneOf:
+        - properties: {$status: {const: sorted}, queue: {type: string}}
+          required: [$status, queue]
+        - properties: {$status: {const: unclear}, ask: {type: string}}
+          required: [$status, ask]
+  fixer:
+    frontmatter: {type: object, properties: {$status: {const: fixed}}, required: [$status]}
+graph:
+  $START:
+    new: {role: sorter, prompt: "Sort the ticket."}
+    resume: {role: sorter, prompt: "Sort it again."}
+  sorter:
+    sorted: {role: fixer, prompt: "Fix it in {{{queue}}} <now>."}
+    unclear: {role: $SUSPEND, prompt: "The sorter asks: {{{ask}}}"}
+  fixer:
+    fixed: {role: $END, prompt: "Fixed."}
+`
+
+// TestDialectMustacheEra: a file of upstream's Mustache era loads in the
+// older dialect, its "new" edge read as "_", and routes as such.
+func TestDialectMustacheEra(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		version    int
+		notes      []string
+	}{
+		{"triple mustache and a $SUSPEND target", mustacheEraYAML, DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{{…}}}: read in the older dialect, with "new" as its "_" edge`,
+		}},
+		{"a $SUSPEND target alone", strings.NewReplacer("{{{queue}}}", "{{queue}}", "{{{ask}}}", "{{ask}}").Replace(mustacheEraYAML), DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file has an edge to $SUSPEND: read in the older dialect, with "new" as its "_" edge`,
+		}},
+		{"a section tag", strings.NewReplacer("{{{queue}}}", "{{#queue}}{{queue}}{{/queue}}", "{{{ask}}}", "{{ask}}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{#…}}: read in the older dialect, with "new" as its "_" edge`,
+		}},
+		{"neither: version 1", strings.NewReplacer("{{{queue}}}", "{{ queue }}", "{{{ask}}}", "{{ ask }}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectV1, []string{
+			`triage.yaml:13:3: no version key, but $START has a "new" edge and no "_" edge: read as version 1 (add ` + "`version: 1`" + ` to say so)`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := Parse(nil, "triage.yaml", []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Version != tt.version {
+				t.Errorf("Version = %d, want %d", w.Version, tt.version)
+			}
+			var notes []string
+			for _, n := range w.Notes {
+				notes = append(notes, n.String())
+			}
+			if strings.Join(notes, "\n") != strings.Join(tt.notes, "\n") {
+				t.Errorf("notes = %q\nwant    %q", notes, tt.notes)
+			}
+		})
+	}
+
+	w, err := Parse(nil, "triage.yaml", []byte(mustacheEraYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []string
+	for _, e := range w.Graph[Start] {
+		starts = append(starts, e.Status)
+	}
+	if got := strings.Join(starts, " "); got != "_ resume" {
+		t.Errorf("$START edges = %q, want %q", got, "_ resume")
+	}
+	routes := []struct {
+		name  string
+		steps []StepView
+		want  Decision
+	}{
+		{"a fresh thread takes the new edge", nil, Decision{Kind: Next, From: Start, Status: DefaultStatus, Role: "sorter", Prompt: "Sort the ticket."}},
+		{"Mustache, unescaped", []StepView{{Role: "sorter", Output: map[string]any{"$status": "sorted", "queue": "infra"}}},
+			Decision{Kind: Next, From: "sorter", Status: "sorted", Role: "fixer", Prompt: "Fix it in infra <now>."}},
+		{"the $SUSPEND edge pauses", []StepView{{Role: "sorter", Output: map[string]any{"$status": "unclear", "ask": "which host?"}}},
+			Decision{Kind: Pause, From: "sorter", Status: "unclear", Prompt: "The sorter asks: which host?"}},
+	}
+	for _, tt := range routes {
+		got, err := w.Route(RouteContext{Steps: tt.steps})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got != tt.want {
+			t.Errorf("%s: Route = %+v\nwant    %+v", tt.name, got, tt.want)
+		}
+	}
+	if !w.CanResumeEnded() {
+		t.Error("CanResumeEnded = false with a resume edge")
+	}
+
+	// The stored document is the older dialect's: it loads the same way
+	// again, without a note.
+	again, err := FromDocument(w.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Version != DialectLegacy || len(again.Graph[Start]) != 2 || again.Graph[Start][0].Status != DefaultStatus {
+		t.Errorf("document reloads as version %d with $START %+v", again.Version, again.Graph[Start])
+	}
+}
+
 // TestDialectStartVariables: a version 1 $START edge that names a variable
 // loads (with a note) and routes with the variable rendered empty, on the
 // new and the resume edge alike.
@@ -267,6 +378,9 @@ func TestDialectStartVariables(t *testing.T) {
 	}
 	if want := "Again for : planned"; d.Prompt != want {
 		t.Errorf("RouteResume prompt = %q, want %q", d.Prompt, want)
+	}
+	if _, err := FromDocument(w.Document()); err != nil {
+		t.Errorf("the stored document does not load again: %v", err)
 	}
 }
 

@@ -98,13 +98,16 @@ func nameFromPath(p string) string {
 
 // source keeps the nodes that semantic validation points its problems at.
 type source struct {
-	name    *node
-	graph   *node // the graph key
-	graphOK bool  // the graph is a mapping in one form
-	roles   map[string]*roleSource
-	nodes   map[string]*node        // graph node keys
-	edges   map[string][]edgeSource // parallel to Workflow.Graph
-	conds   map[string]*condSource
+	// startNewIsDefault reads the older dialect's $START "new" edge as
+	// its "_" edge (a file of upstream's Mustache era).
+	startNewIsDefault bool
+	name              *node
+	graph             *node // the graph key
+	graphOK           bool  // the graph is a mapping in one form
+	roles             map[string]*roleSource
+	nodes             map[string]*node        // graph node keys
+	edges             map[string][]edgeSource // parallel to Workflow.Graph
+	conds             map[string]*condSource
 }
 
 type roleSource struct {
@@ -147,12 +150,20 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 	if v := root.get("version"); v != nil {
 		w.Version = decodeVersion(v, ps)
 	} else if at := inferredV1(root); at != nil {
-		// Upstream reads a file without version as version 1. The older
-		// dialect never accepted a $START without its "_" edge, so a file
-		// whose $START has a "new" edge instead is read as version 1: no
-		// file the older dialect accepts changes meaning.
-		w.Version = DialectV1
-		w.note(at, "no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)
+		// The older dialect never accepted a $START without its "_" edge,
+		// so reading such a file another way changes the meaning of no
+		// file it accepts. Upstream named the edge "new" while its
+		// prompts were still Mustache and $SUSPEND still an edge target;
+		// a file that shows either is of that time: the older dialect,
+		// its "new" edge the "_" edge. Otherwise the file is read as
+		// version 1, as upstream reads a file without version.
+		if why := mustacheEra(root.get("graph")); why != "" {
+			src.startNewIsDefault = true
+			w.note(at, "no version key and %s has a %q edge, but the file %s: read in the older dialect, with %q as its %q edge", Start, StartNew, why, StartNew, DefaultStatus)
+		} else {
+			w.Version = DialectV1
+			w.note(at, "no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)
+		}
 	}
 	for i, k := range root.keys {
 		v := root.vals[i]
@@ -217,6 +228,38 @@ func inferredV1(root *node) *node {
 		return nil
 	}
 	return g.keyNode(Start)
+}
+
+// mustacheEra says why a graph is of upstream's Mustache era (an edge
+// that targets $SUSPEND, or a prompt or location with a Mustache-only tag
+// such as {{{x}}}), or returns "" when nothing in it is.
+func mustacheEra(g *node) string {
+	if g == nil || g.kind != mapNode {
+		return ""
+	}
+	for _, edges := range g.vals {
+		if edges.kind != mapNode {
+			continue
+		}
+		for _, e := range edges.vals {
+			if to, _ := e.get("role").str(); to == Suspend {
+				return "has an edge to " + Suspend
+			}
+			for _, field := range []string{"prompt", "location"} {
+				tpl, _ := e.get(field).str()
+				for _, tag := range []string{"{{{", "{{#", "{{^", "{{&"} {
+					if strings.Contains(tpl, tag) {
+						end := "}}"
+						if tag == "{{{" {
+							end = "}}}"
+						}
+						return fmt.Sprintf("writes Mustache's %s…%s", tag, end)
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // decodeVersion reads the top-level version: 1 is the only version there
@@ -372,6 +415,9 @@ func decodeGraph(w *Workflow, src *source, g *node, ps *problems) {
 					continue
 				}
 				e.Status = sk.keyString()
+				if from == Start && e.Status == StartNew && src.startNewIsDefault {
+					e.Status = DefaultStatus
+				}
 				es.at = sk
 				w.Graph[from] = append(w.Graph[from], e)
 				src.edges[from] = append(src.edges[from], es)

@@ -247,6 +247,8 @@ func checkStatusKeys(w *Workflow, from string, src *source, ps *problems) {
 
 // checkEdgeTemplates checks the syntax of an edge's prompt and location
 // templates and that every variable is a property of the previous output.
+// A variable in a $START edge is an error in the older dialect, but only a
+// note in version 1: upstream renders it empty.
 func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label string, schemaOK map[string]bool, budget *liquidBudget, ps *problems) {
 	var props map[string]map[string]any
 	check := from == Start
