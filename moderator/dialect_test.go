@@ -256,7 +256,7 @@ roles:
     frontmatter: {type: object, properties: {$status: {const: fixed}}, required: [$status]}
 graph:
   $START:
-    new: {role: sorter, prompt: "Sort the ticket."}
+    new: {role: sorter, prompt: "Sort ticket #{{{ticket}}}."}
     resume: {role: sorter, prompt: "Sort it again."}
   sorter:
     sorted: {role: fixer, prompt: "Fix it in {{{queue}}} <now>."}
@@ -274,15 +274,16 @@ func TestDialectMustacheEra(t *testing.T) {
 		notes      []string
 	}{
 		{"triple mustache and a $SUSPEND target", mustacheEraYAML, DialectLegacy, []string{
-			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{{…}}}: read in the older dialect, with "new" as its "_" edge`,
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{{…}}}: read in the older dialect, with "new" in place of "_"`,
+			`triage.yaml:14:33: edge $START.new -> sorter: prompt uses variable "ticket", but $START edges have no variables: it renders empty`,
 		}},
-		{"a $SUSPEND target alone", strings.NewReplacer("{{{queue}}}", "{{queue}}", "{{{ask}}}", "{{ask}}").Replace(mustacheEraYAML), DialectLegacy, []string{
-			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file has an edge to $SUSPEND: read in the older dialect, with "new" as its "_" edge`,
+		{"a $SUSPEND target alone", strings.NewReplacer("#{{{ticket}}}", "", "{{{queue}}}", "{{queue}}", "{{{ask}}}", "{{ask}}").Replace(mustacheEraYAML), DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file has an edge to $SUSPEND: read in the older dialect, with "new" in place of "_"`,
 		}},
-		{"a section tag", strings.NewReplacer("{{{queue}}}", "{{#queue}}{{queue}}{{/queue}}", "{{{ask}}}", "{{ask}}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectLegacy, []string{
-			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{#…}}: read in the older dialect, with "new" as its "_" edge`,
+		{"a section tag", strings.NewReplacer("#{{{ticket}}}", "", "{{{queue}}}", "{{#queue}}{{queue}}{{/queue}}", "{{{ask}}}", "{{ask}}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{#…}}: read in the older dialect, with "new" in place of "_"`,
 		}},
-		{"neither: version 1", strings.NewReplacer("{{{queue}}}", "{{ queue }}", "{{{ask}}}", "{{ ask }}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectV1, []string{
+		{"neither: version 1", strings.NewReplacer("#{{{ticket}}}", "", "{{{queue}}}", "{{ queue }}", "{{{ask}}}", "{{ ask }}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectV1, []string{
 			`triage.yaml:13:3: no version key, but $START has a "new" edge and no "_" edge: read as version 1 (add ` + "`version: 1`" + ` to say so)`,
 		}},
 	}
@@ -313,15 +314,15 @@ func TestDialectMustacheEra(t *testing.T) {
 	for _, e := range w.Graph[Start] {
 		starts = append(starts, e.Status)
 	}
-	if got := strings.Join(starts, " "); got != "_ resume" {
-		t.Errorf("$START edges = %q, want %q", got, "_ resume")
+	if got := strings.Join(starts, " "); got != "new resume" {
+		t.Errorf("$START edges = %q, want %q", got, "new resume")
 	}
 	routes := []struct {
 		name  string
 		steps []StepView
 		want  Decision
 	}{
-		{"a fresh thread takes the new edge", nil, Decision{Kind: Next, From: Start, Status: DefaultStatus, Role: "sorter", Prompt: "Sort the ticket."}},
+		{"a fresh thread takes the new edge", nil, Decision{Kind: Next, From: Start, Status: StartNew, Role: "sorter", Prompt: "Sort ticket #."}},
 		{"Mustache, unescaped", []StepView{{Role: "sorter", Output: map[string]any{"$status": "sorted", "queue": "infra"}}},
 			Decision{Kind: Next, From: "sorter", Status: "sorted", Role: "fixer", Prompt: "Fix it in infra <now>."}},
 		{"the $SUSPEND edge pauses", []StepView{{Role: "sorter", Output: map[string]any{"$status": "unclear", "ask": "which host?"}}},
@@ -340,14 +341,17 @@ func TestDialectMustacheEra(t *testing.T) {
 		t.Error("CanResumeEnded = false with a resume edge")
 	}
 
-	// The stored document is the older dialect's: it loads the same way
-	// again, without a note.
+	// The stored document keeps the file's keys and templates: it loads
+	// the same way again.
 	again, err := FromDocument(w.Document())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Version != DialectLegacy || len(again.Graph[Start]) != 2 || again.Graph[Start][0].Status != DefaultStatus {
+	if again.Version != DialectLegacy || len(again.Graph[Start]) != 2 || again.Graph[Start][0].Status != StartNew {
 		t.Errorf("document reloads as version %d with $START %+v", again.Version, again.Graph[Start])
+	}
+	if d, err := again.Route(RouteContext{}); err != nil || d.Role != "sorter" {
+		t.Errorf("reloaded document routes a fresh thread to %+v, %v", d, err)
 	}
 }
 

@@ -98,16 +98,16 @@ func nameFromPath(p string) string {
 
 // source keeps the nodes that semantic validation points its problems at.
 type source struct {
-	// startNewIsDefault reads the older dialect's $START "new" edge as
-	// its "_" edge (a file of upstream's Mustache era).
-	startNewIsDefault bool
-	name              *node
-	graph             *node // the graph key
-	graphOK           bool  // the graph is a mapping in one form
-	roles             map[string]*roleSource
-	nodes             map[string]*node        // graph node keys
-	edges             map[string][]edgeSource // parallel to Workflow.Graph
-	conds             map[string]*condSource
+	// mustacheEra is set for a file of upstream's Mustache era: the older
+	// dialect with a $START "new" edge in place of "_".
+	mustacheEra bool
+	name        *node
+	graph       *node // the graph key
+	graphOK     bool  // the graph is a mapping in one form
+	roles       map[string]*roleSource
+	nodes       map[string]*node        // graph node keys
+	edges       map[string][]edgeSource // parallel to Workflow.Graph
+	conds       map[string]*condSource
 }
 
 type roleSource struct {
@@ -155,11 +155,13 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 		// file it accepts. Upstream named the edge "new" while its
 		// prompts were still Mustache and $SUSPEND still an edge target;
 		// a file that shows either is of that time: the older dialect,
-		// its "new" edge the "_" edge. Otherwise the file is read as
-		// version 1, as upstream reads a file without version.
+		// with "new" in place of "_". Otherwise the file is read as
+		// version 1, as upstream reads a file without version. Both
+		// readings are made again from the stored document, which keeps
+		// the file's keys and templates.
 		if why := mustacheEra(root.get("graph")); why != "" {
-			src.startNewIsDefault = true
-			w.note(at, "no version key and %s has a %q edge, but the file %s: read in the older dialect, with %q as its %q edge", Start, StartNew, why, StartNew, DefaultStatus)
+			src.mustacheEra = true
+			w.note(at, "no version key and %s has a %q edge, but the file %s: read in the older dialect, with %q in place of %q", Start, StartNew, why, StartNew, DefaultStatus)
 		} else {
 			w.Version = DialectV1
 			w.note(at, "no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)
@@ -415,9 +417,6 @@ func decodeGraph(w *Workflow, src *source, g *node, ps *problems) {
 					continue
 				}
 				e.Status = sk.keyString()
-				if from == Start && e.Status == StartNew && src.startNewIsDefault {
-					e.Status = DefaultStatus
-				}
 				es.at = sk
 				w.Graph[from] = append(w.Graph[from], e)
 				src.edges[from] = append(src.edges[from], es)
