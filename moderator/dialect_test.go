@@ -502,9 +502,10 @@ func TestLiquidRanges(t *testing.T) {
 	}
 }
 
-// FuzzLoadDialect feeds version 1 documents (and damaged ones) to the
-// loader: it must never panic, finish quickly, and whatever loads must
-// route, resume and survive a Document round trip with its version.
+// FuzzLoadDialect feeds version 1 and Mustache-era documents (and damaged
+// ones) to the loader: it must never panic, finish quickly, and whatever
+// loads must route, resume and survive a Document round trip with its
+// version and its first route.
 func FuzzLoadDialect(f *testing.F) {
 	data, err := os.ReadFile("testdata/v1/review.workflow.yaml")
 	if err != nil {
@@ -515,6 +516,9 @@ func FuzzLoadDialect(f *testing.F) {
 	f.Add([]byte(strings.Replace(v1Base, "version: 1", "version: 99", 1)))
 	f.Add([]byte(v1Base + "x-a: &a {b: *a}\n"))
 	f.Add([]byte(strings.Replace(v1Base, "{{ plan }}", "{% for i in (1..plan) %}{% cycle 'a' %}{% endfor %}", 1)))
+	f.Add([]byte(mustacheEraYAML))
+	f.Add([]byte(strings.Replace(mustacheEraYAML, "{role: $SUSPEND", "{role: fixer", 1)))
+	f.Add([]byte(strings.Replace(v1Base, `"Plan."`, `"Plan {{ x }}."`, 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
 		w, err := Parse(nil, "fuzz.workflow.yaml", data)
@@ -546,6 +550,11 @@ func FuzzLoadDialect(f *testing.F) {
 		}
 		if back.Version != w.Version {
 			t.Fatalf("version %d became %d", w.Version, back.Version)
+		}
+		a, errA := w.Route(RouteContext{})
+		b2, errB := back.Route(RouteContext{})
+		if a != b2 || (errA == nil) != (errB == nil) {
+			t.Fatalf("a fresh thread routes to %+v (%v), from the document to %+v (%v)", a, errA, b2, errB)
 		}
 	})
 }
