@@ -73,8 +73,10 @@ func TestDialectLoad(t *testing.T) {
 			wantErr: []string{"conditions are not part of version 1"}},
 		{name: "v1 unknown Liquid variable", yaml: strings.Replace(v1Base, "{{ plan }}", "{{ plans | upcase }}", 1),
 			wantErr: []string{`v.yaml:15:33: edge planner.ready -> $END: prompt uses unknown variable "plans"`}},
-		{name: "v1 start edges have no variables", yaml: strings.Replace(v1Base, `"Plan."`, `"Plan {{ x }}."`, 1),
-			wantErr: []string{`prompt uses variable "x", but $START edges have no variables`}},
+		{name: "v1 start edge variable: a note, it renders empty", yaml: strings.Replace(v1Base, `"Plan."`, `"Plan {{ x }}."`, 1), version: 1,
+			notes: []string{`v.yaml:13:34: edge $START.new -> planner: prompt uses variable "x", but $START edges have no variables: it renders empty`}},
+		{name: "v1 start edge variable is still parsed", yaml: strings.Replace(v1Base, `"Plan."`, `"Plan {{ x | }}."`, 1),
+			wantErr: []string{`edge $START.new -> planner: invalid prompt template`}},
 		{name: "v1 Liquid syntax", yaml: strings.Replace(v1Base, "{{ plan }}", "{% if plan %}", 1),
 			wantErr: []string{"v.yaml:15:33: edge planner.ready -> $END: invalid prompt template"}},
 		{name: "v1 include refused", yaml: strings.Replace(v1Base, "{{ plan }}", "{% include 'x' %}", 1),
@@ -89,8 +91,10 @@ func TestDialectLoad(t *testing.T) {
 			notes: []string{`v.yaml:11:3: no version key, but $START has a "new" edge and no "_" edge: read as version 1 (add ` + "`version: 1`" + ` to say so)`}},
 		{name: "v1 name differs from the file: a note", path: "planning.workflow.yaml", yaml: v1Base, version: 1,
 			notes: []string{`planning.workflow.yaml:2:7: file "planning.workflow.yaml" implies name "planning.workflow"; the declared name "v" is used`}},
-		{name: "legacy name mismatch still refused", path: "planning.yaml", yaml: strings.Replace(strings.Replace(v1Base, "version: 1\n", "", 1), "new:", "_:", 1),
-			wantErr: []string{"workflow name mismatch"}},
+		{name: "legacy name differs from the file: a note", path: "planning.yaml", yaml: strings.Replace(strings.Replace(v1Base, "version: 1\n", "", 1), "new:", "_:", 1), version: 0,
+			notes: []string{`planning.yaml:1:7: file "planning.yaml" implies name "planning"; the declared name "v" is used`}},
+		{name: "legacy index name differs from its folder: a note", path: "other/index.yaml", yaml: strings.Replace(strings.Replace(v1Base, "version: 1\n", "", 1), "new:", "_:", 1), version: 0,
+			notes: []string{`other/index.yaml:1:7: file "other/index.yaml" implies name "other"; the declared name "v" is used`}},
 		{name: "v1 transitions form refused", yaml: "version: 1\nname: v\nroles: {a: {frontmatter: {type: object, properties: {$status: {const: x}}}}}\ngraph:\n  $START: [{role: a, prompt: go}]\n  a: [{role: $END, prompt: end}]\n",
 			wantErr: []string{"the transitions graph form (node: [edges]) is not part of version 1"}},
 	}
@@ -236,6 +240,154 @@ func TestDialectRoute(t *testing.T) {
 	}
 }
 
+// mustacheEraYAML is a file as upstream wrote them between naming the $START
+// edges new/resume and adopting Liquid and version: no version key,
+// Mustache prompts and a $SUSPEND edge target.
+const mustacheEraYAML = `name: triage
+roles:
+  sorter:
+    frontmatter:
+      oneOf:
+        - properties: {$status: {const: sorted}, queue: {type: string}}
+          required: [$status, queue]
+        - properties: {$status: {const: unclear}, ask: {type: string}}
+          required: [$status, ask]
+  fixer:
+    frontmatter: {type: object, properties: {$status: {const: fixed}}, required: [$status]}
+graph:
+  $START:
+    new: {role: sorter, prompt: "Sort ticket #{{{ticket}}}."}
+    resume: {role: sorter, prompt: "Sort it again."}
+  sorter:
+    sorted: {role: fixer, prompt: "Fix it in {{{queue}}} <now>."}
+    unclear: {role: $SUSPEND, prompt: "The sorter asks: {{{ask}}}"}
+  fixer:
+    fixed: {role: $END, prompt: "Fixed."}
+`
+
+// TestDialectMustacheEra: a file of upstream's Mustache era loads in the
+// older dialect, its "new" edge read as "_", and routes as such.
+func TestDialectMustacheEra(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		version    int
+		notes      []string
+	}{
+		{"triple mustache and a $SUSPEND target", mustacheEraYAML, DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{{…}}}: read in the older dialect, with "new" in place of "_"`,
+			`triage.yaml:14:33: edge $START.new -> sorter: prompt uses variable "ticket", but $START edges have no variables: it renders empty`,
+		}},
+		{"a $SUSPEND target alone", strings.NewReplacer("#{{{ticket}}}", "", "{{{queue}}}", "{{queue}}", "{{{ask}}}", "{{ask}}").Replace(mustacheEraYAML), DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file has an edge to $SUSPEND: read in the older dialect, with "new" in place of "_"`,
+		}},
+		{"a section tag", strings.NewReplacer("#{{{ticket}}}", "", "{{{queue}}}", "{{#queue}}{{queue}}{{/queue}}", "{{{ask}}}", "{{ask}}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectLegacy, []string{
+			`triage.yaml:13:3: no version key and $START has a "new" edge, but the file writes Mustache's {{#…}}: read in the older dialect, with "new" in place of "_"`,
+		}},
+		{"neither: version 1", strings.NewReplacer("#{{{ticket}}}", "", "{{{queue}}}", "{{ queue }}", "{{{ask}}}", "{{ ask }}", "{role: $SUSPEND, prompt:", "{role: sorter, prompt:").Replace(mustacheEraYAML), DialectV1, []string{
+			`triage.yaml:13:3: no version key, but $START has a "new" edge and no "_" edge: read as version 1 (add ` + "`version: 1`" + ` to say so)`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := Parse(nil, "triage.yaml", []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Version != tt.version {
+				t.Errorf("Version = %d, want %d", w.Version, tt.version)
+			}
+			var notes []string
+			for _, n := range w.Notes {
+				notes = append(notes, n.String())
+			}
+			if strings.Join(notes, "\n") != strings.Join(tt.notes, "\n") {
+				t.Errorf("notes = %q\nwant    %q", notes, tt.notes)
+			}
+		})
+	}
+
+	w, err := Parse(nil, "triage.yaml", []byte(mustacheEraYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []string
+	for _, e := range w.Graph[Start] {
+		starts = append(starts, e.Status)
+	}
+	if got := strings.Join(starts, " "); got != "new resume" {
+		t.Errorf("$START edges = %q, want %q", got, "new resume")
+	}
+	routes := []struct {
+		name  string
+		steps []StepView
+		want  Decision
+	}{
+		{"a fresh thread takes the new edge", nil, Decision{Kind: Next, From: Start, Status: StartNew, Role: "sorter", Prompt: "Sort ticket #."}},
+		{"Mustache, unescaped", []StepView{{Role: "sorter", Output: map[string]any{"$status": "sorted", "queue": "infra"}}},
+			Decision{Kind: Next, From: "sorter", Status: "sorted", Role: "fixer", Prompt: "Fix it in infra <now>."}},
+		{"the $SUSPEND edge pauses", []StepView{{Role: "sorter", Output: map[string]any{"$status": "unclear", "ask": "which host?"}}},
+			Decision{Kind: Pause, From: "sorter", Status: "unclear", Prompt: "The sorter asks: which host?"}},
+	}
+	for _, tt := range routes {
+		got, err := w.Route(RouteContext{Steps: tt.steps})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got != tt.want {
+			t.Errorf("%s: Route = %+v\nwant    %+v", tt.name, got, tt.want)
+		}
+	}
+	if !w.CanResumeEnded() {
+		t.Error("CanResumeEnded = false with a resume edge")
+	}
+
+	// The stored document keeps the file's keys and templates: it loads
+	// the same way again.
+	again, err := FromDocument(w.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Version != DialectLegacy || len(again.Graph[Start]) != 2 || again.Graph[Start][0].Status != StartNew {
+		t.Errorf("document reloads as version %d with $START %+v", again.Version, again.Graph[Start])
+	}
+	if d, err := again.Route(RouteContext{}); err != nil || d.Role != "sorter" {
+		t.Errorf("reloaded document routes a fresh thread to %+v, %v", d, err)
+	}
+}
+
+// TestDialectStartVariables: a version 1 $START edge that names a variable
+// loads (with a note) and routes with the variable rendered empty, on the
+// new and the resume edge alike.
+func TestDialectStartVariables(t *testing.T) {
+	src := strings.Replace(v1Base, `new: {role: planner, prompt: "Plan."}`,
+		`new: {role: planner, prompt: "Plan ticket #{{ ticket }} in {{ repo | upcase }}."}`+"\n"+
+			`    resume: {role: planner, prompt: "Again for {{ ticket }}: {{ _body }}"}`, 1)
+	w, err := Parse(nil, "v.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Notes) != 3 {
+		t.Errorf("notes = %v, want one per variable of each $START edge", w.Notes)
+	}
+	d, err := w.Route(RouteContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Plan ticket # in ."; d.Prompt != want {
+		t.Errorf("Route prompt = %q, want %q", d.Prompt, want)
+	}
+	d, err = w.RouteResume(RouteContext{Steps: []StepView{{Role: "planner", Output: map[string]any{"$status": "ready", "plan": "p"}, Body: "planned"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Again for : planned"; d.Prompt != want {
+		t.Errorf("RouteResume prompt = %q, want %q", d.Prompt, want)
+	}
+	if _, err := FromDocument(w.Document()); err != nil {
+		t.Errorf("the stored document does not load again: %v", err)
+	}
+}
+
 // TestLiquidBounds: hostile templates fail quickly with a clear error
 // instead of looping or allocating without limit.
 func TestLiquidBounds(t *testing.T) {
@@ -350,9 +502,10 @@ func TestLiquidRanges(t *testing.T) {
 	}
 }
 
-// FuzzLoadDialect feeds version 1 documents (and damaged ones) to the
-// loader: it must never panic, finish quickly, and whatever loads must
-// route, resume and survive a Document round trip with its version.
+// FuzzLoadDialect feeds version 1 and Mustache-era documents (and damaged
+// ones) to the loader: it must never panic, finish quickly, and whatever
+// loads must route, resume and survive a Document round trip with its
+// version and its first route.
 func FuzzLoadDialect(f *testing.F) {
 	data, err := os.ReadFile("testdata/v1/review.workflow.yaml")
 	if err != nil {
@@ -363,6 +516,9 @@ func FuzzLoadDialect(f *testing.F) {
 	f.Add([]byte(strings.Replace(v1Base, "version: 1", "version: 99", 1)))
 	f.Add([]byte(v1Base + "x-a: &a {b: *a}\n"))
 	f.Add([]byte(strings.Replace(v1Base, "{{ plan }}", "{% for i in (1..plan) %}{% cycle 'a' %}{% endfor %}", 1)))
+	f.Add([]byte(mustacheEraYAML))
+	f.Add([]byte(strings.Replace(mustacheEraYAML, "{role: $SUSPEND", "{role: fixer", 1)))
+	f.Add([]byte(strings.Replace(v1Base, `"Plan."`, `"Plan {{ x }}."`, 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
 		w, err := Parse(nil, "fuzz.workflow.yaml", data)
@@ -394,6 +550,11 @@ func FuzzLoadDialect(f *testing.F) {
 		}
 		if back.Version != w.Version {
 			t.Fatalf("version %d became %d", w.Version, back.Version)
+		}
+		a, errA := w.Route(RouteContext{})
+		b2, errB := back.Route(RouteContext{})
+		if a != b2 || (errA == nil) != (errB == nil) {
+			t.Fatalf("a fresh thread routes to %+v (%v), from the document to %+v (%v)", a, errA, b2, errB)
 		}
 	})
 }

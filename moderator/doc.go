@@ -18,7 +18,11 @@
 // role may emit (a yield). Both load into the same [Workflow]; its Version
 // is stored in the document, so a pinned workflow routes and renders the
 // same way forever. A file without version whose $START has a new edge and
-// no _ edge (which the older dialect never accepted) is read as version 1.
+// no _ edge (which the older dialect never accepted) is read as version 1,
+// unless it shows upstream's Mustache era (Mustache-only tags such as
+// {{{x}}}, or an edge to $SUSPEND): then it is the older dialect with new
+// in place of _. Either way the file loads with a note ([Workflow.Notes]),
+// as it does when its name differs from the one it declares.
 //
 // # Graph forms
 //

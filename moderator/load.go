@@ -23,9 +23,10 @@ func Load(fsys fs.FS, path string) (*Workflow, error) {
 
 // Parse parses and validates the workflow YAML in data. path names the file
 // in fsys: it locates error messages, resolves `!include`s relative to its
-// directory, and gives the expected workflow name (the file stem, or the
-// directory name for <dir>/index.yaml). path may be empty when unknown, and
-// fsys may be nil when the file has no includes.
+// directory, and implies a workflow name (the file stem, or the directory
+// name for <dir>/index.yaml): a declared name that differs is used, with a
+// note in [Workflow.Notes]. path may be empty when unknown, and fsys may be
+// nil when the file has no includes.
 //
 // Problems are returned together as a [*ValidationError].
 func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
@@ -38,14 +39,10 @@ func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
 	w, src := decode(root, &ps)
 	if path != "" && w.Name != "" {
 		if want := nameFromPath(path); want != "" && want != w.Name {
-			if w.Version >= DialectV1 {
-				// Version 1 names a workflow by what it declares: files
-				// such as x.workflow.yaml are common.
-				w.Notes = append(w.Notes, Problem{File: src.name.file, Line: src.name.line, Col: src.name.col,
-					Message: fmt.Sprintf("file %q implies name %q; the declared name %q is used", fileLabel(path), want, w.Name)})
-			} else {
-				ps.add(src.name, "workflow name mismatch: file %q implies name %q but YAML declares name %q", fileLabel(path), want, w.Name)
-			}
+			// A workflow is named by what it declares, in both dialects:
+			// files such as x.workflow.yaml are common. The note keeps a
+			// renamed file from going unnoticed.
+			w.note(src.name, "file %q implies name %q; the declared name %q is used", fileLabel(path), want, w.Name)
 		}
 	}
 	validate(w, src, &ps)
@@ -57,6 +54,15 @@ func Parse(fsys fs.FS, path string, data []byte) (*Workflow, error) {
 		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
 	})
 	return w, nil
+}
+
+// note adds a remark on an accepted file at the position of node at.
+func (w *Workflow) note(at *node, format string, args ...any) {
+	p := Problem{Message: fmt.Sprintf(format, args...)}
+	if at != nil {
+		p.File, p.Line, p.Col = at.file, at.line, at.col
+	}
+	w.Notes = append(w.Notes, p)
 }
 
 // fileLabel is how the name-mismatch message names a file: <dir>/index.yaml
@@ -92,13 +98,16 @@ func nameFromPath(p string) string {
 
 // source keeps the nodes that semantic validation points its problems at.
 type source struct {
-	name    *node
-	graph   *node // the graph key
-	graphOK bool  // the graph is a mapping in one form
-	roles   map[string]*roleSource
-	nodes   map[string]*node        // graph node keys
-	edges   map[string][]edgeSource // parallel to Workflow.Graph
-	conds   map[string]*condSource
+	// mustacheEra is set for a file of upstream's Mustache era: the older
+	// dialect with a $START "new" edge in place of "_".
+	mustacheEra bool
+	name        *node
+	graph       *node // the graph key
+	graphOK     bool  // the graph is a mapping in one form
+	roles       map[string]*roleSource
+	nodes       map[string]*node        // graph node keys
+	edges       map[string][]edgeSource // parallel to Workflow.Graph
+	conds       map[string]*condSource
 }
 
 type roleSource struct {
@@ -141,13 +150,22 @@ func decode(root *node, ps *problems) (*Workflow, *source) {
 	if v := root.get("version"); v != nil {
 		w.Version = decodeVersion(v, ps)
 	} else if at := inferredV1(root); at != nil {
-		// Upstream reads a file without version as version 1. The older
-		// dialect never accepted a $START without its "_" edge, so a file
-		// whose $START has a "new" edge instead is read as version 1: no
-		// file the older dialect accepts changes meaning.
-		w.Version = DialectV1
-		w.Notes = append(w.Notes, Problem{File: at.file, Line: at.line, Col: at.col,
-			Message: fmt.Sprintf("no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)})
+		// The older dialect never accepted a $START without its "_" edge,
+		// so reading such a file another way changes the meaning of no
+		// file it accepts. Upstream named the edge "new" while its
+		// prompts were still Mustache and $SUSPEND still an edge target;
+		// a file that shows either is of that time: the older dialect,
+		// with "new" in place of "_". Otherwise the file is read as
+		// version 1, as upstream reads a file without version. Both
+		// readings are made again from the stored document, which keeps
+		// the file's keys and templates.
+		if why := mustacheEra(root.get("graph")); why != "" {
+			src.mustacheEra = true
+			w.note(at, "no version key and %s has a %q edge, but the file %s: read in the older dialect, with %q in place of %q", Start, StartNew, why, StartNew, DefaultStatus)
+		} else {
+			w.Version = DialectV1
+			w.note(at, "no version key, but %s has a %q edge and no %q edge: read as version 1 (add `version: 1` to say so)", Start, StartNew, DefaultStatus)
+		}
 	}
 	for i, k := range root.keys {
 		v := root.vals[i]
@@ -212,6 +230,38 @@ func inferredV1(root *node) *node {
 		return nil
 	}
 	return g.keyNode(Start)
+}
+
+// mustacheEra says why a graph is of upstream's Mustache era (an edge
+// that targets $SUSPEND, or a prompt or location with a Mustache-only tag
+// such as {{{x}}}), or returns "" when nothing in it is.
+func mustacheEra(g *node) string {
+	if g == nil || g.kind != mapNode {
+		return ""
+	}
+	for _, edges := range g.vals {
+		if edges.kind != mapNode {
+			continue
+		}
+		for _, e := range edges.vals {
+			if to, _ := e.get("role").str(); to == Suspend {
+				return "has an edge to " + Suspend
+			}
+			for _, field := range []string{"prompt", "location"} {
+				tpl, _ := e.get(field).str()
+				for _, tag := range []string{"{{{", "{{#", "{{^", "{{&"} {
+					if strings.Contains(tpl, tag) {
+						end := "}}"
+						if tag == "{{{" {
+							end = "}}}"
+						}
+						return fmt.Sprintf("writes Mustache's %s…%s", tag, end)
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // decodeVersion reads the top-level version: 1 is the only version there

@@ -162,7 +162,6 @@ func TestLoadProblems(t *testing.T) {
 			`bad-alias-bomb.yaml:2:11: document too large: more than 100000 nodes after expanding aliases and includes`,
 		}},
 		{"bad-many.yaml", []string{
-			`bad-many.yaml:1:7: workflow name mismatch: file "bad-many.yaml" implies name "bad-many" but YAML declares name "not-bad-many"`,
 			`bad-many.yaml:2:1: unknown top-level key "colour" (want name, description, roles, graph, conditions)`,
 			`bad-many.yaml:5:11: goal must be a string, got a number`,
 			`bad-many.yaml:7:5: role "planner" has both frontmatter and meta (meta is the old name of frontmatter)`,
@@ -219,10 +218,6 @@ func TestParseShape(t *testing.T) {
 		{name: "no path skips name check", path: "", yaml: minimalYAML},
 		{name: "yml extension", path: "dir/mini.yml", yaml: minimalYAML},
 		{name: "index uses dir name", path: "mini/index.yaml", yaml: minimalYAML},
-		{name: "index name mismatch", path: "other/index.yaml", yaml: minimalYAML,
-			wantErr: `other/index.yaml:1:7: workflow name mismatch: file "other/index.yaml" implies name "other" but YAML declares name "mini"`},
-		{name: "name mismatch", path: "x.yaml", yaml: minimalYAML,
-			wantErr: `workflow name mismatch: file "x.yaml" implies name "x" but YAML declares name "mini"`},
 		{name: "missing keys", path: "m.yaml", yaml: "description: nothing\n",
 			wantErr: "m.yaml:1:1: missing required key \"name\"\nm.yaml:1:1: missing required key \"roles\"\nm.yaml:1:1: missing required key \"graph\""},
 		{name: "empty file", path: "m.yaml", yaml: "", wantErr: "m.yaml:1:1: empty workflow file"},

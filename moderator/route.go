@@ -78,10 +78,7 @@ type Decision struct {
 // step's output.
 func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 	from := Start
-	startStatus := DefaultStatus
-	if w.Version >= DialectV1 {
-		startStatus = StartNew
-	}
+	startStatus := w.freshStart()
 	data := map[string]any{statusKey: startStatus}
 	body := ""
 	if n := len(ctx.Steps); n > 0 {
@@ -180,6 +177,21 @@ func (w *Workflow) follow(from, status string, edge Edge, data map[string]any, b
 		}
 	}
 	return d, nil
+}
+
+// freshStart is the status of the $START edge a fresh thread takes: "new"
+// in version 1 and in a file of upstream's Mustache era (the older dialect
+// with "new" in place of "_"), "_" otherwise.
+func (w *Workflow) freshStart() string {
+	if w.Version >= DialectV1 {
+		return StartNew
+	}
+	for _, e := range w.Graph[Start] {
+		if e.Status == StartNew {
+			return StartNew
+		}
+	}
+	return DefaultStatus
 }
 
 // CanResumeEnded reports whether an ended thread of this workflow can be

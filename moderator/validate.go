@@ -102,7 +102,7 @@ func validate(w *Workflow, src *source, ps *problems) {
 					ps.add(es.prompt, "edge %s: prompt is empty", label)
 				}
 			}
-			checkEdgeTemplates(w, from, e, es, label, schemaOK, checkBudget, ps)
+			checkEdgeTemplates(w, from, e, es, label, schemaOK, src.mustacheEra, checkBudget, ps)
 			if w.Form == Transitions && e.Condition != "" {
 				if _, ok := w.Conditions[e.Condition]; !ok {
 					ps.add(es.condition, "edge %s: unknown condition %q", label, e.Condition)
@@ -247,7 +247,10 @@ func checkStatusKeys(w *Workflow, from string, src *source, ps *problems) {
 
 // checkEdgeTemplates checks the syntax of an edge's prompt and location
 // templates and that every variable is a property of the previous output.
-func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label string, schemaOK map[string]bool, budget *liquidBudget, ps *problems) {
+// A variable in a $START edge is an error in the older dialect, but only a
+// note in version 1 and in a file of upstream's Mustache era (upstreamEra):
+// upstream renders it empty.
+func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label string, schemaOK map[string]bool, upstreamEra bool, budget *liquidBudget, ps *problems) {
 	var props map[string]map[string]any
 	check := from == Start
 	if r := w.Roles[from]; r != nil && schemaOK[from] {
@@ -287,9 +290,15 @@ func checkEdgeTemplates(w *Workflow, from string, e Edge, es edgeSource, label s
 			continue
 		}
 		for _, name := range unknown {
-			if from == Start {
+			switch {
+			case from == Start && (w.Version >= DialectV1 || upstreamEra):
+				// Upstream renders a $START variable as nothing and
+				// its files have them (PR #{{ prNumber }}): say so, but
+				// load the file.
+				w.note(t.at, "edge %s: %s uses variable %q, but %s edges have no variables: it renders empty", label, t.what, name, Start)
+			case from == Start:
 				ps.add(t.at, "edge %s: %s uses variable %q, but %s edges have no variables", label, t.what, name, Start)
-			} else {
+			default:
 				ps.add(t.at, "edge %s: %s uses unknown variable %q (not a property of role %q's output)", label, t.what, name, from)
 			}
 		}
@@ -322,12 +331,15 @@ func checkStartEdges(w *Workflow, src *source, ps *problems) {
 			ps.add(at, "%s has no %q edge (the edge a fresh thread takes)", Start, StartNew)
 		}
 	default:
+		// "new" stands for "_" in a file of upstream's Mustache era, the
+		// only way a "new" edge without a "_" edge reaches the older
+		// dialect.
 		defaults, others := 0, 0
 		for _, e := range edges {
-			switch e.Status {
-			case DefaultStatus:
+			switch {
+			case e.Status == DefaultStatus, e.Status == StartNew && src.mustacheEra:
 				defaults++
-			case StartResume:
+			case e.Status == StartResume:
 			default:
 				others++
 			}
