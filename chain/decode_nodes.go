@@ -8,6 +8,8 @@ import (
 	"github.com/git-uwf/git-uwf/objects"
 )
 
+// Read-path fast decoders of thread nodes, not a cache: no state.
+
 // Thread nodes are decoded once per commit of every chain walk, so a long
 // thread spends most of a `thread read` in encoding/json's reflection. The
 // payloads are canonical JSON of a known shape; the decoders below read
