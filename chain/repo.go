@@ -35,8 +35,8 @@ type Repo struct {
 	held      map[ThreadID]bool               // thread locks this process holds
 	lockFiles map[ThreadID]*os.File           // their open lock files (unix)
 
-	entries entryCache // decoded thread commits, by start node (entrycache.go)
-	refs    *refFiles  // single ref lookups in the ref files (refread.go)
+	entries entryCache // decoded thread commits, by start node (cache_entries.go)
+	refs    *refFiles  // single ref lookups in the ref files (cache_refs.go)
 }
 
 // Options configure Open.

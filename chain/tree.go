@@ -163,3 +163,17 @@ func treeEntry(s storer.EncodedObjectStorer, tree plumbing.Hash, path string) (p
 	}
 	return e.Hash, nil
 }
+
+// topEntry returns the hash of a top-level entry of t (zero if t is nil or
+// has none).
+func topEntry(t *gitobj.Tree, name string) plumbing.Hash {
+	if t == nil {
+		return plumbing.ZeroHash
+	}
+	for _, e := range t.Entries {
+		if e.Name == name {
+			return e.Hash
+		}
+	}
+	return plumbing.ZeroHash
+}

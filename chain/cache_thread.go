@@ -6,18 +6,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
-	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
+
+// Read-path cache (derived; deleting it loses nothing): the threads/<id>
+// hints naming a thread's start node and the workflows/<tree-oid> records
+// of pinned workflows, so that CachedThread reads no object. Nothing needs
+// invalidating: a hint is checked against the head's entry record, and a
+// workflow record is named by its tree oid. A missing or damaged file is
+// rebuilt from git.
 
 // CachedThread is Thread for commands that only read a thread. When the
 // entry cache holds the thread's head commit, the thread is built from its
@@ -257,77 +261,4 @@ func parseWorkflowCache(data []byte) (workflowRecord, bool) {
 		return rec, false
 	}
 	return rec, true
-}
-
-// gitRecord builds the entry record of an entry just read from git, whose
-// tree is root. It reads the tree's nodes/ once for everything the record
-// keeps: a cold walk of a long thread pays this per step.
-func (r *Repo) gitRecord(e *Entry, root *gitobj.Tree) entryRecord {
-	s := r.Store.Storer()
-	var output, body json.RawMessage
-	if e.Step != nil {
-		var nodes *gitobj.Tree
-		if h := topEntry(root, "nodes"); !h.IsZero() {
-			nodes, _ = gitobj.GetTree(s, h) // without it, NodeInCommit looks further
-		}
-		// The output is read as NodeInCommit reads it (teaching the alias
-		// index, as walks always have).
-		if h := topEntry(nodes, string(e.Step.Output)); !h.IsZero() {
-			if n, err := r.Store.GetOID(h); err == nil && n.Alias == e.Step.Output {
-				output = n.Payload
-			}
-		}
-		if output == nil {
-			if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
-				output = n.Payload
-			}
-		}
-		if e.Step.Body != "" {
-			body = bodyPayload(s, topEntry(nodes, string(e.Step.Body)), e.Step.Body)
-		}
-	}
-	return recordOf(e, output, body, topEntry(root, "workflow"), topEntry(root, "start"))
-}
-
-// topEntry returns the hash of a top-level entry of t (zero if t is nil or
-// has none).
-func topEntry(t *gitobj.Tree, name string) plumbing.Hash {
-	if t == nil {
-		return plumbing.ZeroHash
-	}
-	for _, e := range t.Entries {
-		if e.Name == name {
-			return e.Hash
-		}
-	}
-	return plumbing.ZeroHash
-}
-
-// bodyPayload reads the payload of the body node a in blob oid for an
-// entry record, when it is small enough to keep (nil otherwise: Text then
-// reads it when it is shown). It reads the blob directly: teaching the
-// alias index one node at a time costs a locked append each, which a cold
-// walk of a long thread would pay per step.
-func bodyPayload(s storer.EncodedObjectStorer, oid plumbing.Hash, a objects.Alias) json.RawMessage {
-	if oid.IsZero() {
-		return nil
-	}
-	obj, err := s.EncodedObject(plumbing.BlobObject, oid)
-	if err != nil || obj.Size() > maxCachedBody+64 {
-		return nil
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil
-	}
-	defer rd.Close()
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return nil
-	}
-	n, err := objects.DecodeNode(b)
-	if err != nil || n.Alias != a {
-		return nil
-	}
-	return n.Payload
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,12 +14,18 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/gofrs/flock"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
+
+// Read-path cache (derived; deleting it loses nothing): decoded thread
+// commits, in uwf/cache/entries/<start-oid>. Nothing invalidates a record:
+// it is keyed by an immutable commit oid. A damaged line or a file of
+// another format version is read from git again.
 
 // The entry cache makes a chain walk (Chain, and so `thread steps`,
 // `thread read`, …) cost one file read instead of about five object reads
@@ -449,4 +456,63 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 		return fmt.Errorf("entry cache: append to %s: %w", path, werr)
 	}
 	return nil
+}
+
+// gitRecord builds the entry record of an entry just read from git, whose
+// tree is root. It reads the tree's nodes/ once for everything the record
+// keeps: a cold walk of a long thread pays this per step.
+func (r *Repo) gitRecord(e *Entry, root *gitobj.Tree) entryRecord {
+	s := r.Store.Storer()
+	var output, body json.RawMessage
+	if e.Step != nil {
+		var nodes *gitobj.Tree
+		if h := topEntry(root, "nodes"); !h.IsZero() {
+			nodes, _ = gitobj.GetTree(s, h) // without it, NodeInCommit looks further
+		}
+		// The output is read as NodeInCommit reads it (teaching the alias
+		// index, as walks always have).
+		if h := topEntry(nodes, string(e.Step.Output)); !h.IsZero() {
+			if n, err := r.Store.GetOID(h); err == nil && n.Alias == e.Step.Output {
+				output = n.Payload
+			}
+		}
+		if output == nil {
+			if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
+				output = n.Payload
+			}
+		}
+		if e.Step.Body != "" {
+			body = bodyPayload(s, topEntry(nodes, string(e.Step.Body)), e.Step.Body)
+		}
+	}
+	return recordOf(e, output, body, topEntry(root, "workflow"), topEntry(root, "start"))
+}
+
+// bodyPayload reads the payload of the body node a in blob oid for an
+// entry record, when it is small enough to keep (nil otherwise: Text then
+// reads it when it is shown). It reads the blob directly: teaching the
+// alias index one node at a time costs a locked append each, which a cold
+// walk of a long thread would pay per step.
+func bodyPayload(s storer.EncodedObjectStorer, oid plumbing.Hash, a objects.Alias) json.RawMessage {
+	if oid.IsZero() {
+		return nil
+	}
+	obj, err := s.EncodedObject(plumbing.BlobObject, oid)
+	if err != nil || obj.Size() > maxCachedBody+64 {
+		return nil
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil
+	}
+	defer rd.Close()
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return nil
+	}
+	n, err := objects.DecodeNode(b)
+	if err != nil || n.Alias != a {
+		return nil
+	}
+	return n.Payload
 }

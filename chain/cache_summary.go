@@ -16,6 +16,11 @@ import (
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
 
+// Read-path cache (derived; deleting it loses nothing): each thread's
+// `thread list` Summary, in uwf/cache/summaries. Invalidated by a change of
+// the thread's head commit or attempts tip, checked against the refs on
+// every listing.
+
 // The summary cache makes `thread list` cost O(changed threads) instead of
 // O(threads) object reads. It lives in $GIT_COMMON_DIR/uwf/cache/ and holds
 // derived data only: each thread's Summary (without the "running" overlay,

@@ -8,6 +8,8 @@ import (
 	"github.com/git-uwf/git-uwf/objects"
 )
 
+// Read-path fast decoders of thread nodes, not a cache: no state.
+
 // Thread nodes are decoded once per commit of every chain walk, so a long
 // thread spends most of a `thread read` in encoding/json's reflection. The
 // payloads are canonical JSON of a known shape; the decoders below read
@@ -19,177 +21,98 @@ import (
 
 // decodeStartNode decodes a StartNode payload.
 func decodeStartNode(n objects.Node, v *StartNode) error {
-	if fastStartNode(n.Payload, v) {
-		return nil
-	}
-	*v = StartNode{}
-	return n.Decode(v)
+	return decodeThreadNode(n, v, startNodeFields)
 }
 
 // decodeStepNode decodes a StepNode payload.
 func decodeStepNode(n objects.Node, v *StepNode) error {
-	if fastStepNode(n.Payload, v) {
-		return nil
-	}
-	*v = StepNode{}
-	return n.Decode(v)
+	return decodeThreadNode(n, v, stepNodeFields)
 }
 
 // decodeCancelNode decodes a CancelNode payload.
 func decodeCancelNode(n objects.Node, v *CancelNode) error {
-	if fastCancelNode(n.Payload, v) {
+	return decodeThreadNode(n, v, cancelNodeFields)
+}
+
+// nodeField is one member of a thread node payload: its key and how its
+// value is set.
+type nodeField[T any] struct {
+	key string
+	set func(val string, v *T) bool
+}
+
+// decodeThreadNode decodes the payload of n into v, member by member
+// through fields when it can, through encoding/json otherwise.
+func decodeThreadNode[T any](n objects.Node, v *T, fields []nodeField[T]) error {
+	if decodeFields(n.Payload, v, fields) {
 		return nil
 	}
-	*v = CancelNode{}
+	var zero T
+	*v = zero
 	return n.Decode(v)
 }
 
-func fastStartNode(p []byte, v *StartNode) bool {
-	var seen uint32
-	return jsonMembers(string(p), func(key, val string) bool {
-		bit, ok := once(&seen, key, "workflow", "prompt", "cwd")
-		if !ok {
-			return false
-		}
-		switch bit {
-		case 0:
-			return setAlias(val, &v.Workflow)
-		case 1:
-			return setString(val, &v.Prompt)
-		default:
-			return setString(val, &v.Cwd)
-		}
-	})
-}
-
-func fastCancelNode(p []byte, v *CancelNode) bool {
-	var seen uint32
-	return jsonMembers(string(p), func(key, val string) bool {
-		bit, ok := once(&seen, key, "start", "prev", "reason", "cancelledAtMs")
-		if !ok {
-			return false
-		}
-		switch bit {
-		case 0:
-			return setAlias(val, &v.Start)
-		case 1:
-			return setAliasPtr(val, &v.Prev)
-		case 2:
-			return setString(val, &v.Reason)
-		default:
-			return setInt64(val, &v.CancelledAtMs)
-		}
-	})
-}
-
-// stepNodeKey numbers the members of a StepNode payload (-1: unknown).
-func stepNodeKey(key string) int {
-	switch key {
-	case "start":
-		return 0
-	case "prev":
-		return 1
-	case "role":
-		return 2
-	case "output":
-		return 3
-	case "body":
-		return 4
-	case "detail":
-		return 5
-	case "assembledPrompt":
-		return 6
-	case "agent":
-		return 7
-	case "edgePrompt":
-		return 8
-	case "startedAtMs":
-		return 9
-	case "completedAtMs":
-		return 10
-	case "cwd":
-		return 11
-	case "extraction":
-		return 12
-	case "attempts":
-		return 13
-	case "redactions":
-		return 14
-	case "resumed":
-		return 15
-	case "child":
-		return 16
-	}
-	return -1
-}
-
-// The payload is copied into one string once; the fields that need no
+// decodeFields is the field-by-field decoder: it fails for a member that
+// is not in fields, one seen before, or a value its field does not take.
+// The payload is copied into one string once; the values that need no
 // unescaping are substrings of it, so a node costs few allocations.
-func fastStepNode(p []byte, v *StepNode) bool {
+func decodeFields[T any](p []byte, v *T, fields []nodeField[T]) bool {
 	var seen uint32
 	return jsonMembers(string(p), func(key, val string) bool {
-		bit := stepNodeKey(key)
-		if !first(&seen, bit) {
-			return false
-		}
-		switch bit {
-		case 0:
-			return setAlias(val, &v.Start)
-		case 1:
-			return setAliasPtr(val, &v.Prev)
-		case 2:
-			return setString(val, &v.Role)
-		case 3:
-			return setAlias(val, &v.Output)
-		case 4:
-			return setAlias(val, &v.Body)
-		case 5:
-			return setAlias(val, &v.Detail)
-		case 6:
-			return setAlias(val, &v.AssembledPrompt)
-		case 7:
-			return setString(val, &v.Agent)
-		case 8:
-			return setString(val, &v.EdgePrompt)
-		case 9:
-			return setInt64(val, &v.StartedAtMs)
-		case 10:
-			return setInt64(val, &v.CompletedAtMs)
-		case 11:
-			return setString(val, &v.Cwd)
-		case 12:
-			return setString(val, &v.Extraction)
-		case 13:
-			var n int64
-			if !setInt64(val, &n) {
-				return false
+		for i := range fields {
+			if fields[i].key == key {
+				return first(&seen, i) && fields[i].set(val, v)
 			}
-			v.Attempts = int(n)
-			return true
-		case 14:
-			return setIntMap(val, &v.Redactions)
-		case 15:
-			return setBool(val, &v.Resumed)
-		default: // child
-			var s string
-			if !setString(val, &s) {
-				return false
-			}
-			v.Child = ThreadID(s)
-			return true
 		}
+		return false
 	})
 }
 
-// once returns the index of key in keys and marks it seen; it fails for an
-// unknown key or one seen before.
-func once(seen *uint32, key string, keys ...string) (int, bool) {
-	for i, k := range keys {
-		if k == key {
-			return i, first(seen, i)
+var startNodeFields = []nodeField[StartNode]{
+	{"workflow", func(val string, v *StartNode) bool { return setAlias(val, &v.Workflow) }},
+	{"prompt", func(val string, v *StartNode) bool { return setString(val, &v.Prompt) }},
+	{"cwd", func(val string, v *StartNode) bool { return setString(val, &v.Cwd) }},
+}
+
+var cancelNodeFields = []nodeField[CancelNode]{
+	{"start", func(val string, v *CancelNode) bool { return setAlias(val, &v.Start) }},
+	{"prev", func(val string, v *CancelNode) bool { return setAliasPtr(val, &v.Prev) }},
+	{"reason", func(val string, v *CancelNode) bool { return setString(val, &v.Reason) }},
+	{"cancelledAtMs", func(val string, v *CancelNode) bool { return setInt64(val, &v.CancelledAtMs) }},
+}
+
+var stepNodeFields = []nodeField[StepNode]{
+	{"start", func(val string, v *StepNode) bool { return setAlias(val, &v.Start) }},
+	{"prev", func(val string, v *StepNode) bool { return setAliasPtr(val, &v.Prev) }},
+	{"role", func(val string, v *StepNode) bool { return setString(val, &v.Role) }},
+	{"output", func(val string, v *StepNode) bool { return setAlias(val, &v.Output) }},
+	{"body", func(val string, v *StepNode) bool { return setAlias(val, &v.Body) }},
+	{"detail", func(val string, v *StepNode) bool { return setAlias(val, &v.Detail) }},
+	{"assembledPrompt", func(val string, v *StepNode) bool { return setAlias(val, &v.AssembledPrompt) }},
+	{"agent", func(val string, v *StepNode) bool { return setString(val, &v.Agent) }},
+	{"edgePrompt", func(val string, v *StepNode) bool { return setString(val, &v.EdgePrompt) }},
+	{"startedAtMs", func(val string, v *StepNode) bool { return setInt64(val, &v.StartedAtMs) }},
+	{"completedAtMs", func(val string, v *StepNode) bool { return setInt64(val, &v.CompletedAtMs) }},
+	{"cwd", func(val string, v *StepNode) bool { return setString(val, &v.Cwd) }},
+	{"extraction", func(val string, v *StepNode) bool { return setString(val, &v.Extraction) }},
+	{"attempts", func(val string, v *StepNode) bool {
+		n := int64(v.Attempts)
+		if !setInt64(val, &n) {
+			return false
 		}
-	}
-	return 0, false
+		v.Attempts = int(n)
+		return true
+	}},
+	{"redactions", func(val string, v *StepNode) bool { return setIntMap(val, &v.Redactions) }},
+	{"resumed", func(val string, v *StepNode) bool { return setBool(val, &v.Resumed) }},
+	{"child", func(val string, v *StepNode) bool {
+		s := string(v.Child)
+		if !setString(val, &s) {
+			return false
+		}
+		v.Child = ThreadID(s)
+		return true
+	}},
 }
 
 // first marks member i seen, and fails for an unknown (negative) or

@@ -46,9 +46,9 @@ func TestFastNodeDecodersKnowEveryField(t *testing.T) {
 		v    any
 		fast func([]byte) (any, bool)
 	}{
-		{&StepNode{}, func(p []byte) (any, bool) { var v StepNode; return &v, fastStepNode(p, &v) }},
-		{&StartNode{}, func(p []byte) (any, bool) { var v StartNode; return &v, fastStartNode(p, &v) }},
-		{&CancelNode{}, func(p []byte) (any, bool) { var v CancelNode; return &v, fastCancelNode(p, &v) }},
+		{&StepNode{}, func(p []byte) (any, bool) { var v StepNode; return &v, decodeFields(p, &v, stepNodeFields) }},
+		{&StartNode{}, func(p []byte) (any, bool) { var v StartNode; return &v, decodeFields(p, &v, startNodeFields) }},
+		{&CancelNode{}, func(p []byte) (any, bool) { var v CancelNode; return &v, decodeFields(p, &v, cancelNodeFields) }},
 	} {
 		fill(t, tc.v)
 		p, err := objects.MarshalCanonical(tc.v)
@@ -213,4 +213,34 @@ func TestDecodeFlatObject(t *testing.T) {
 			t.Errorf("decodeFlatObject(%s) = %#v, want %#v", tc.payload, got, want)
 		}
 	}
+}
+
+func BenchmarkDecodeThreadNodes(b *testing.B) {
+	step := objects.Node{Payload: []byte(`{"agent":"mock","assembledPrompt":"0ABCDEFGHJKMQ","body":"0ABCDEFGHJKMR","completedAtMs":1700000000123,"cwd":".","edgePrompt":"Do it.","output":"0ABCDEFGHJKMN","prev":"0ABCDEFGHJKMS","role":"worker","start":"0ABCDEFGHJKMP","startedAtMs":1700000000000}`)}
+	start := objects.Node{Payload: []byte(`{"cwd":".","prompt":"Write the thing.","workflow":"0ABCDEFGHJKMN"}`)}
+	cancel := objects.Node{Payload: []byte(`{"cancelledAtMs":1700000000123,"prev":"0ABCDEFGHJKMN","reason":"cancelled","start":"0ABCDEFGHJKMP"}`)}
+	b.Run("step", func(b *testing.B) {
+		for b.Loop() {
+			var v StepNode
+			if err := decodeStepNode(step, &v); err != nil || v.Role != "worker" {
+				b.Fatal(err, v)
+			}
+		}
+	})
+	b.Run("start", func(b *testing.B) {
+		for b.Loop() {
+			var v StartNode
+			if err := decodeStartNode(start, &v); err != nil || v.Cwd != "." {
+				b.Fatal(err, v)
+			}
+		}
+	})
+	b.Run("cancel", func(b *testing.B) {
+		for b.Loop() {
+			var v CancelNode
+			if err := decodeCancelNode(cancel, &v); err != nil || v.Reason != "cancelled" {
+				b.Fatal(err, v)
+			}
+		}
+	})
 }

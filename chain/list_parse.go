@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
+// Parse helpers of the list batch path (list_batch.go); no state.
+
 // Parsing the few fields a summary needs from raw commit and tree objects,
 // for the batch path of summarizeMany. Only git's canonical layout is
 // accepted; anything else is refused, and the thread is derived the usual

@@ -6,6 +6,10 @@ import (
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
+// Read-path cache (in memory, per Repo): the parsed packed-refs file, for
+// single ref lookups. Invalidated when packed-refs changes (see
+// gitrepo.RefFiles); loose ref files are read on every lookup.
+
 // refFiles looks single refs up in the files ref backend of the common git
 // dir, the way git does (gitrepo.RefFiles: the loose file first, then
 // packed-refs, parsed once and kept while the file is unchanged). go-git's

@@ -14,6 +14,10 @@ import (
 	"github.com/git-uwf/git-uwf/objects"
 )
 
+// Read-path fast path of List, not a cache: it keeps nothing between
+// calls, so nothing invalidates it. It derives the summaries the summary
+// cache (cache_summary.go) misses.
+
 // Deriving many summaries at once (a cold `thread list`) reads each head's
 // commit, root tree, node and start node, and for a step its output,
 // through long-lived `git cat-file` processes, instead of one go-git object

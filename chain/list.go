@@ -1,0 +1,265 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/oklog/ulid/v2"
+)
+
+// Listing threads (`thread list`): one Summary per thread, taken from the
+// summary cache (cache_summary.go) when its key still matches, derived
+// otherwise, in a batch (list_batch.go) when there are many.
+
+// Summary is one line of `thread list`.
+type Summary struct {
+	Thread        ThreadID  `json:"thread"`
+	Workflow      string    `json:"workflow"`
+	WorkflowHash  string    `json:"workflowHash"`
+	Head          string    `json:"head"`
+	HeadCommit    string    `json:"headCommit"`
+	Status        Status    `json:"status"`
+	CurrentRole   *string   `json:"currentRole"`
+	SuspendedRole *string   `json:"suspendedRole,omitempty"`
+	Prompt        string    `json:"prompt"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+	Error         string    `json:"error,omitempty"`
+}
+
+func summaryOf(t *Thread, st State) Summary {
+	s := Summary{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),
+		Head: string(t.Head.Node.Alias), HeadCommit: t.Head.Commit.String(), Status: st.Status,
+		Prompt: t.Start.Prompt, CreatedAt: t.ID.Time().UTC(), UpdatedAt: t.Head.Time.UTC(), Error: st.Error}
+	if st.CurrentRole != "" {
+		role := st.CurrentRole
+		s.CurrentRole = &role
+	}
+	if st.SuspendedRole != "" {
+		role := st.SuspendedRole
+		s.SuspendedRole = &role
+	}
+	return s
+}
+
+// ListOptions filter List.
+type ListOptions struct {
+	// All includes completed and cancelled threads.
+	All bool
+	// Statuses keeps only these states (overrides All).
+	Statuses []Status
+}
+
+// List summarizes threads, newest first. A thread that cannot be read is
+// reported with status "failed" rather than aborting the listing.
+//
+// Summaries come from the summary cache (see cache_summary.go) when the thread's
+// head and attempts tip are those the entry was derived from; the others
+// are derived and the cache is rewritten. "running" always comes from the
+// lock files.
+func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
+	// Read the cache and the lock directory while the refs are listed: the
+	// cache's entries are checked against the refs afterwards, so reading
+	// it first can only make an entry miss, never make it stale.
+	type local struct {
+		cache  summaryCache
+		locked map[ThreadID]bool
+	}
+	loaded := make(chan local, 1)
+	go func() { loaded <- local{r.loadSummaries(), r.lockedThreads()} }()
+	refs, err := r.ListRefs(ctx, ThreadsPrefix, AttemptsPrefix)
+	l := <-loaded
+	if err != nil {
+		return nil, fmt.Errorf("list threads: %w", err)
+	}
+	type listed struct {
+		id      ThreadID
+		head    string // hex
+		created time.Time
+	}
+	threads := make([]listed, 0, len(refs))
+	var attempts map[ThreadID]string // hex; only failed threads have one
+	for _, ref := range refs {
+		name, isThread := strings.CutPrefix(ref.Name, ThreadsPrefix)
+		if !isThread {
+			name = strings.TrimPrefix(ref.Name, AttemptsPrefix)
+		}
+		id, created, ok := threadIDOf(name)
+		if !ok || !isSHA1Hex(ref.OID) {
+			continue // not ours; ignore foreign refs in the namespace
+		}
+		if isThread {
+			threads = append(threads, listed{id, ref.OID, created})
+			continue
+		}
+		if attempts == nil {
+			attempts = map[ThreadID]string{}
+		}
+		attempts[id] = ref.OID
+	}
+	// Newest first: ULIDs sort by time. The refs come sorted by name, so
+	// reversing them is usually enough.
+	newestFirst := func(a, b listed) int { return strings.Compare(string(b.id), string(a.id)) }
+	slices.Reverse(threads)
+	if !slices.IsSortedFunc(threads, newestFirst) {
+		slices.SortFunc(threads, newestFirst)
+	}
+
+	// Match the cache lines with the threads: by merging when the file is
+	// newest first (as written), through a map otherwise.
+	cache := l.cache
+	var byID map[ThreadID]int
+	if !cache.newestFirst {
+		byID = make(map[ThreadID]int, len(cache.lines))
+		for i, c := range cache.lines {
+			byID[c.id] = i
+		}
+	}
+	next := 0
+	lineOf := func(id ThreadID) (cacheLine, bool) {
+		if byID != nil {
+			if i, ok := byID[id]; ok {
+				return cache.lines[i], true
+			}
+			return cacheLine{}, false
+		}
+		for next < len(cache.lines) && cache.lines[next].id > id {
+			next++
+		}
+		if next < len(cache.lines) && cache.lines[next].id == id {
+			return cache.lines[next], true
+		}
+		return cacheLine{}, false
+	}
+	sums := make([]Summary, len(threads))
+	lines := make([]string, len(threads)) // "" for a miss
+	roles := make([]string, 0, 2*len(threads))
+	hits := 0
+	var misses []ThreadID
+	var keys map[ThreadID]cacheKey
+	missAt := map[ThreadID]int{}
+	for i, t := range threads {
+		if c, ok := lineOf(t.id); ok && c.head == t.head && c.attempts == attempts[t.id] {
+			if c.summary(&sums[i], t.created, &roles) {
+				lines[i] = c.line
+				hits++
+				continue
+			}
+		}
+		if keys == nil {
+			keys = map[ThreadID]cacheKey{}
+		}
+		key := cacheKey{head: plumbing.NewHash(t.head)}
+		if a, ok := attempts[t.id]; ok {
+			key.attempts = plumbing.NewHash(a)
+		}
+		keys[t.id] = key
+		misses = append(misses, t.id)
+		missAt[t.id] = i
+	}
+	// Rewrite the cache file only when it would change: it holds entries
+	// that are no longer hits (gone or moved threads, damaged lines), or a
+	// miss produced a cacheable summary. Unreadable threads are never
+	// cached, so they alone do not cause a rewrite on every listing.
+	changed := len(cache.lines) != hits
+	if len(misses) > 0 {
+		for id, c := range r.summarizeMany(ctx, misses, keys, listBatchMin) {
+			i := missAt[id]
+			sums[i] = c.sum
+			if c.sum.Thread != "" { // "" marks a summary that must not be cached
+				lines[i] = formatSummaryLine(c)
+				changed = true
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if changed {
+		keep := make([]string, 0, len(lines))
+		for _, line := range lines {
+			if line != "" {
+				keep = append(keep, line)
+			}
+		}
+		r.storeSummaries(keep)
+	}
+	want := map[Status]bool{}
+	for _, s := range opts.Statuses {
+		want[s] = true
+	}
+	out := sums[:0] // filtered in place
+	for i, t := range threads {
+		s := &sums[i]
+		s.Thread = t.id
+		if s.Status != StatusCompleted && (l.locked == nil || l.locked[t.id]) && r.threadRunning(t.id) {
+			s.Status = StatusRunning
+		}
+		switch {
+		case len(want) > 0:
+			if !want[s.Status] {
+				continue
+			}
+		case !opts.All:
+			if s.Status == StatusCompleted || s.Status == StatusCancelled {
+				continue
+			}
+		}
+		if len(out) != i {
+			sums[len(out)] = *s
+		}
+		out = out[:len(out)+1]
+	}
+	return out, nil
+}
+
+// isSHA1Hex is plumbing.IsHash for what git prints (lower-case hex),
+// without its decoding copy.
+func isSHA1Hex(s string) bool {
+	if len(s) != 2*len(plumbing.ZeroHash) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// threadIDOf parses a thread ref's last component, and returns the time
+// the id encodes (its CreatedAt). Ids as git-uwf writes them (canonical
+// upper-case ULIDs) are used as they are, without a copy.
+func threadIDOf(name string) (ThreadID, time.Time, bool) {
+	if len(name) == 26 && !strings.ContainsFunc(name, func(c rune) bool { return 'a' <= c && c <= 'z' }) {
+		u, err := ulid.ParseStrict(name)
+		if err != nil {
+			return "", time.Time{}, false
+		}
+		return ThreadID(name), ulid.Time(u.Time()).UTC(), true
+	}
+	id, err := ParseThreadID(name)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return id, id.Time().UTC(), true
+}
+
+// summarizeHead derives a thread's summary, without the running overlay.
+// A thread that cannot be read gets a failed summary that is not cached
+// (its Thread is left empty): the objects may arrive later.
+func (r *Repo) summarizeHead(ctx context.Context, id ThreadID, key cacheKey) cachedSummary {
+	t, err := r.ThreadAt(ctx, id, key.head)
+	var st State
+	if err == nil {
+		st, err = r.headState(ctx, t, key.attempts)
+	}
+	if err != nil {
+		return cachedSummary{key: key, sum: Summary{HeadCommit: key.head.String(), Status: StatusFailed, Error: err.Error(), CreatedAt: id.Time().UTC()}}
+	}
+	return cachedSummary{key: key, sum: summaryOf(t, st)}
+}
