@@ -88,9 +88,35 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
+	shot(t, ctx, "list.png")
+
+	// Each row names the branch its thread was started on; the branch
+	// filter keeps the one thread started on feature/idle.
+	var branches []string
+	var filtered int
+	var filteredText string
+	must(t, chromedp.Run(ctx,
+		chromedp.Evaluate(`[...document.querySelectorAll("#threads tbody tr")].map(tr => tr.dataset.thread + " " + tr.querySelector("td.branch").textContent)`, &branches),
+		chromedp.SendKeys("#branch-filter", "feature/idle", chromedp.ByQuery),
+		chromedp.Submit("#branch-filter", chromedp.ByQuery),
+		// Only the page the form loads has the value as an attribute.
+		chromedp.WaitVisible(`#branch-filter[value="feature/idle"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("#threads tbody tr").length`, &filtered),
+		chromedp.Text("#threads", &filteredText, chromedp.ByQuery),
+	))
+	wantBranches := []string{f.idle + " feature/idle", f.fork + " main", f.looped + " main"}
+	if strings.Join(branches, ", ") != strings.Join(wantBranches, ", ") {
+		t.Errorf("branch column: %q, want %q", branches, wantBranches)
+	}
+	if filtered != 1 || !strings.Contains(filteredText, f.idle) {
+		t.Errorf("branch filter feature/idle shows %d threads: %q", filtered, filteredText)
+	}
+
 	// Click into the looping thread.
 	var status, steps, graph string
 	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible("#threads", chromedp.ByQuery),
 		chromedp.Click(`a[href="/t/`+f.looped+`"]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#steps", chromedp.ByQuery),
 		chromedp.Text("#thread-status", &status, chromedp.ByQuery),

@@ -52,12 +52,13 @@ const hostileScript = `steps:
 `
 
 // fixture is a repository with a completed looping thread (hostile
-// deliverable in step 1), a fork of its first step, and an idle thread.
+// deliverable in step 1) and a fork of its first step, both started on
+// main, and an idle thread started on branch feature/idle.
 type fixture struct {
 	dir       string
 	looped    string // completed after developer, reviewer, developer, reviewer
 	fork      string // forked from looped at step 1
-	idle      string // started, never stepped
+	idle      string // started on feature/idle, never stepped
 	startedAt time.Time
 }
 
@@ -82,6 +83,7 @@ func newFixture(t testing.TB) fixture {
 		t.Fatal(err)
 	}
 	f.fork = forked.Thread
+	chaintest.Git(t, dir, "checkout", "-q", "-b", "feature/idle")
 	f.idle = startedRE.FindStringSubmatch(run("thread", "start", "loop", "-p", "An idle task"))[1]
 	return f
 }
