@@ -200,7 +200,7 @@ func TestRenderEscapesNames(t *testing.T) {
 func TestDOTIsValidGraphviz(t *testing.T) {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
-		t.Skip("graphviz (dot) is not installed")
+		t.Skip("graphviz (dot) is not installed: apt-get install graphviz to run this test (.ci/run does)")
 	}
 	for _, g := range []Graph{Build(reviewWorkflow(t)), tracedGraph(t)} {
 		cmd := exec.Command(dot, "-Tsvg")

@@ -27,8 +27,9 @@ var statusChoices = []string{"active", "idle", "running", "suspended", "failed",
 // listRow is one thread of the list page.
 type listRow struct {
 	chain.Summary
-	Steps int
-	Next  string
+	Branch string // the branch the thread was started on ("" when unrecorded)
+	Steps  int
+	Next   string
 }
 
 type listPage struct {
@@ -37,9 +38,11 @@ type listPage struct {
 	Rows      []listRow
 	Status    string
 	Workflow  string
+	Branch    string
 	Query     string
 	Statuses  []string
 	Workflows []string
+	Branches  []string
 	Total     int
 	Shown     int
 	Page      int
@@ -51,7 +54,7 @@ type listPage struct {
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p := listPage{Title: "threads", Events: "/events", Status: q.Get("status"), Workflow: q.Get("workflow"),
-		Query: strings.TrimSpace(q.Get("q")), Statuses: statusChoices}
+		Branch: strings.TrimSpace(q.Get("branch")), Query: strings.TrimSpace(q.Get("q")), Statuses: statusChoices}
 	page, _ := strconv.Atoi(q.Get("page"))
 	p.Page = max(page, 1)
 	if p.Status != "" && p.Status != "active" {
@@ -86,21 +89,36 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 			p.Workflows = append(p.Workflows, name)
 		}
 		slices.Sort(p.Workflows)
-		p.Total = len(kept)
-		p.Pages = max(1, (len(kept)+s.opts.PageSize-1)/s.opts.PageSize)
+		// The branch is in the thread's root commit, not in its summary:
+		// filtering by it reads the chain of every thread the other
+		// filters kept (as `thread list --here` does); without it only
+		// the shown page's chains are read.
+		var rows []listRow
+		if p.Branch != "" {
+			for _, sum := range kept {
+				if row := rowOf(ctx, repo, sum); row.Branch == p.Branch {
+					rows = append(rows, row)
+				}
+			}
+			p.Total = len(rows)
+		} else {
+			p.Total = len(kept)
+		}
+		p.Pages = max(1, (p.Total+s.opts.PageSize-1)/s.opts.PageSize)
 		p.Page = min(p.Page, p.Pages)
 		from := (p.Page - 1) * s.opts.PageSize
-		to := min(from+s.opts.PageSize, len(kept))
-		p.Rows = make([]listRow, 0, to-from)
-		for _, sum := range kept[from:to] {
-			row := listRow{Summary: sum, Next: nextOf(sum)}
-			if entries, err := repo.Chain(ctx, plumbing.NewHash(sum.HeadCommit)); err == nil {
-				row.Steps = steps(entries)
+		to := min(from+s.opts.PageSize, p.Total)
+		if p.Branch != "" {
+			p.Rows = rows[from:to]
+		} else {
+			p.Rows = make([]listRow, 0, to-from)
+			for _, sum := range kept[from:to] {
+				p.Rows = append(p.Rows, rowOf(ctx, repo, sum))
 			}
-			p.Rows = append(p.Rows, row)
 		}
 		p.Shown = len(p.Rows)
-		return nil
+		p.Branches, err = branchChoices(ctx, repo, p.Branch, p.Rows)
+		return err
 	})
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
@@ -113,6 +131,51 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		p.NextURL = pageURL(q, p.Page+1)
 	}
 	s.render(w, "list", http.StatusOK, p)
+}
+
+// rowOf reads what the list shows of a thread beyond its summary: its
+// step count and the branch it was started on, both from its chain. A
+// thread whose chain cannot be read shows no steps and no branch.
+func rowOf(ctx context.Context, repo *chain.Repo, sum chain.Summary) listRow {
+	row := listRow{Summary: sum, Next: nextOf(sum)}
+	entries, err := repo.Chain(ctx, plumbing.NewHash(sum.HeadCommit))
+	if err != nil || len(entries) == 0 {
+		return row
+	}
+	row.Steps = steps(entries)
+	// StartCode reads the trailers of the root commit it reaches from the
+	// thread's head; starting at the root, that is the first commit read.
+	if code, err := repo.StartCode(ctx, &chain.Thread{ID: sum.Thread, Head: entries[0]}); err == nil {
+		row.Branch = code.Branch
+	}
+	return row
+}
+
+// branchChoices are the branch filter's suggestions: the repository's
+// local branches, the branches of the shown threads and the one filtered
+// by, sorted. (Listing every thread's branch would read every chain.)
+func branchChoices(ctx context.Context, repo *chain.Repo, selected string, rows []listRow) ([]string, error) {
+	refs, err := repo.Git.ListRefs(ctx, repo.Info.CommonDir, "refs/heads/")
+	if err != nil {
+		return nil, fmt.Errorf("list branches: %w", err)
+	}
+	seen := map[string]bool{}
+	var names []string
+	add := func(name string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	for _, ref := range refs {
+		add(strings.TrimPrefix(ref.Name, "refs/heads/"))
+	}
+	for _, row := range rows {
+		add(row.Branch)
+	}
+	add(selected)
+	slices.Sort(names)
+	return names, nil
 }
 
 func statusMatches(filter string, st chain.Status) bool {

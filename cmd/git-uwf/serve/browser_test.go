@@ -79,24 +79,68 @@ func TestBrowser(t *testing.T) {
 		chromedp.Evaluate(`document.querySelectorAll("#threads tbody tr").length`, &rows),
 		chromedp.Text("#threads", &listText, chromedp.ByQuery),
 	))
-	if rows != 3 {
-		t.Errorf("list shows %d threads, want 3", rows)
+	if rows != 4 {
+		t.Errorf("list shows %d threads, want 4", rows)
 	}
-	for _, id := range []string{f.looped, f.fork, f.idle} {
+	for _, id := range []string{f.looped, f.fork, f.suspended, f.idle} {
 		if !strings.Contains(listText, id) {
 			t.Errorf("list lacks thread %s", id)
 		}
 	}
 
-	// Click into the looping thread.
-	var status, steps, graph string
+	shot(t, ctx, "list.png")
+
+	// Each row names the branch its thread was started on; the branch
+	// filter keeps the one thread started on feature/idle.
+	var branches []string
+	var filtered int
+	var filteredText string
 	must(t, chromedp.Run(ctx,
+		chromedp.Evaluate(`[...document.querySelectorAll("#threads tbody tr")].map(tr => tr.dataset.thread + " " + tr.querySelector("td.branch").textContent)`, &branches),
+		chromedp.SendKeys("#branch-filter", "feature/idle", chromedp.ByQuery),
+		chromedp.Submit("#branch-filter", chromedp.ByQuery),
+		// Only the page the form loads has the value as an attribute.
+		chromedp.WaitVisible(`#branch-filter[value="feature/idle"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll("#threads tbody tr").length`, &filtered),
+		chromedp.Text("#threads", &filteredText, chromedp.ByQuery),
+	))
+	wantBranches := []string{f.idle + " feature/idle", f.suspended + " main", f.fork + " main", f.looped + " main"}
+	if strings.Join(branches, ", ") != strings.Join(wantBranches, ", ") {
+		t.Errorf("branch column: %q, want %q", branches, wantBranches)
+	}
+	if filtered != 1 || !strings.Contains(filteredText, f.idle) {
+		t.Errorf("branch filter feature/idle shows %d threads: %q", filtered, filteredText)
+	}
+
+	// The suspended thread says so, and where it stopped, and its path
+	// ends at $SUSPEND.
+	var suspStatus, suspGraph string
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ts.URL+"/?status=suspended"),
+		chromedp.Click(`a[href="/t/`+f.suspended+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#steps", chromedp.ByQuery),
+		chromedp.Text("#thread-status", &suspStatus, chromedp.ByQuery),
+		chromedp.Text("#graph", &suspGraph, chromedp.ByQuery),
+	))
+	if suspStatus != "suspended" || !strings.Contains(suspGraph, "$SUSPEND") {
+		t.Errorf("suspended thread: status %q, graph %q", suspStatus, suspGraph)
+	}
+
+	// Click into the looping thread.
+	var status, steps, graph, forks string
+	must(t, chromedp.Run(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible("#threads", chromedp.ByQuery),
 		chromedp.Click(`a[href="/t/`+f.looped+`"]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#steps", chromedp.ByQuery),
 		chromedp.Text("#thread-status", &status, chromedp.ByQuery),
 		chromedp.Text("#steps", &steps, chromedp.ByQuery),
 		chromedp.Text("#graph", &graph, chromedp.ByQuery),
+		chromedp.Text("#forks", &forks, chromedp.ByQuery),
 	))
+	if !strings.Contains(forks, f.fork) {
+		t.Errorf("fork tree lacks the fork %s: %q", f.fork, forks)
+	}
 	if status != "completed" {
 		t.Errorf("thread status %q, want completed", status)
 	}

@@ -25,7 +25,7 @@ roles:
     frontmatter:
       type: object
       properties:
-        $status: {enum: [approved, rejected]}
+        $status: {enum: [approved, rejected, unsure]}
         comments: {type: string}
       required: [$status]
 graph:
@@ -36,6 +36,7 @@ graph:
   reviewer:
     rejected: {role: developer, prompt: "Fix: {{comments}}"}
     approved: {role: $END, prompt: "Done."}
+    unsure: {role: $SUSPEND, prompt: "Ask a person: {{comments}}"}
 `
 
 // hostileScript is a mock agent whose deliverable tries every way of
@@ -51,13 +52,24 @@ const hostileScript = `steps:
     output: "---\n$status: approved\n---\nLooks good."
 `
 
+// suspendScript is a mock agent whose reviewer cannot decide.
+const suspendScript = `steps:
+  - role: developer
+    output: "---\n$status: review_needed\nsummary: a guess\n---\nA guess."
+  - role: reviewer
+    output: "---\n$status: unsure\ncomments: which flag name?\n---\nNeeds a person."
+`
+
 // fixture is a repository with a completed looping thread (hostile
-// deliverable in step 1), a fork of its first step, and an idle thread.
+// deliverable in step 1), a fork of its first step and a thread suspended
+// by its reviewer, all started on main, and an idle thread started on
+// branch feature/idle.
 type fixture struct {
 	dir       string
 	looped    string // completed after developer, reviewer, developer, reviewer
 	fork      string // forked from looped at step 1
-	idle      string // started, never stepped
+	suspended string // suspended after developer, reviewer
+	idle      string // started on feature/idle, never stepped
 	startedAt time.Time
 }
 
@@ -68,6 +80,7 @@ func newFixture(t testing.TB) fixture {
 	dir := chaintest.InitRepo(t)
 	write(t, filepath.Join(dir, "loop.yaml"), loopYAML)
 	write(t, filepath.Join(dir, "hostile.yaml"), hostileScript)
+	write(t, filepath.Join(dir, "suspend.yaml"), suspendScript)
 	run := func(args ...string) string { return cmdtest.MustRun(t, dir, time.Time{}, args...) }
 	run("workflow", "put", "loop.yaml")
 	f := fixture{dir: dir, startedAt: time.Now()}
@@ -82,6 +95,9 @@ func newFixture(t testing.TB) fixture {
 		t.Fatal(err)
 	}
 	f.fork = forked.Thread
+	f.suspended = startedRE.FindStringSubmatch(run("thread", "start", "loop", "-p", "A task to ask about"))[1]
+	run("thread", "step", f.suspended, "--until-done", "--agent", "git-uwf agent mock --script suspend.yaml")
+	chaintest.Git(t, dir, "checkout", "-q", "-b", "feature/idle")
 	f.idle = startedRE.FindStringSubmatch(run("thread", "start", "loop", "-p", "An idle task"))[1]
 	return f
 }

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
@@ -90,7 +88,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 		opts.Ready(url)
 	}
 	if opts.Open {
-		if err := openBrowser(url); err != nil {
+		if f.OpenBrowser == nil {
+			fmt.Fprintf(f.IO.ErrOut, "no way to open a browser here: open %s yourself\n", url)
+		} else if err := f.OpenBrowser(url); err != nil {
 			fmt.Fprintf(f.IO.ErrOut, "could not open a browser (%v): open %s yourself\n", err, url)
 		}
 	}
@@ -126,22 +126,4 @@ func hostOptions(host string) (opts web.Options, loopback bool) {
 		opts.AllowedHosts = []string{host}
 	}
 	return opts, false
-}
-
-// openBrowser asks the desktop to open url.
-func openBrowser(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }()
-	return nil
 }

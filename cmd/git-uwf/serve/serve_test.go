@@ -2,7 +2,9 @@ package serve_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdtest"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
 )
 
@@ -84,4 +87,70 @@ func TestBadAddr(t *testing.T) {
 	if r := cmdtest.Run(t, dir, time.Time{}, "serve", "extra"); r.Code != 2 {
 		t.Errorf("serve extra: exit %d, want 2", r.Code)
 	}
+}
+
+// TestOpen: with --open the viewer's URL goes to the Factory's browser
+// opener once the viewer listens; without it nothing is opened. The command
+// line is parsed as a user's would be.
+func TestOpen(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	for _, open := range []bool{true, false} {
+		t.Run(fmt.Sprintf("open=%v", open), func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			f := cmdutil.NewFactory(ios)
+			f.Getwd = func() (string, error) { return dir, nil }
+			f.Repo = cmdutil.OpenRepoOnce(f)
+			opened := make(chan string, 2)
+			f.OpenBrowser = func(url string) error { opened <- url; return nil }
+			addr := freeAddr(t)
+			want := "http://" + addr + "/"
+			args := []string{"git-uwf", "serve", "--addr", addr}
+			if open {
+				args = append(args, "--open")
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan int, 1)
+			go func() { done <- root.Run(ctx, f, args) }()
+			// The viewer answers: it has passed the point where it opens
+			// a browser or not.
+			for {
+				if res, err := http.Get(want); err == nil {
+					res.Body.Close()
+					break
+				}
+				select {
+				case code := <-done:
+					t.Fatalf("serve exited %d before answering at %s", code, want)
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			cancel()
+			if code := <-done; code != 0 {
+				t.Fatalf("serve exited %d", code)
+			}
+			close(opened)
+			var got []string
+			for url := range opened {
+				got = append(got, url)
+			}
+			switch {
+			case open && (len(got) != 1 || got[0] != want):
+				t.Errorf("serve --open opened %q, want [%s]", got, want)
+			case !open && len(got) != 0:
+				t.Errorf("serve without --open opened %q", got)
+			}
+		})
+	}
+}
+
+// freeAddr returns a loopback address with a port nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

@@ -5,6 +5,7 @@ package cmdtest
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,6 +38,10 @@ func RunStdin(t testing.TB, dir string, now time.Time, stdin string, args ...str
 	in.WriteString(stdin)
 	f := cmdutil.NewFactory(ios)
 	f.Getwd = func() (string, error) { return dir, nil }
+	f.OpenBrowser = func(url string) error {
+		t.Errorf("git uwf %s opened a browser at %s", strings.Join(args, " "), url)
+		return errors.New("tests open no browser")
+	}
 	if !now.IsZero() {
 		f.Now = func() time.Time { return now }
 	}

@@ -40,6 +40,8 @@ type Factory struct {
 	// calls agentkit.SuperviseIfAsked first thing. Only the real main sets
 	// it; a test binary must never be started as a supervisor.
 	Supervisor func() (string, error)
+	// OpenBrowser opens a URL in the user's browser (`serve --open`).
+	OpenBrowser func(url string) error
 	// Repo opens the repository around Getwd (once per run).
 	Repo func(ctx context.Context) (*chain.Repo, error)
 	// RunCommand runs a git-uwf command line (args[0] is the program name)
@@ -50,15 +52,17 @@ type Factory struct {
 }
 
 // NewFactory returns a Factory wired to the real process: ios, the working
-// directory, the environment, the clock and the executable path.
+// directory, the environment, the clock, the executable path and the
+// desktop's browser.
 func NewFactory(ios *iostreams.IOStreams) *Factory {
 	f := &Factory{
-		IO:         ios,
-		Getwd:      os.Getwd,
-		Getenv:     os.Getenv,
-		Environ:    os.Environ,
-		Now:        time.Now,
-		Executable: os.Executable,
+		IO:          ios,
+		Getwd:       os.Getwd,
+		Getenv:      os.Getenv,
+		Environ:     os.Environ,
+		Now:         time.Now,
+		Executable:  os.Executable,
+		OpenBrowser: OpenInBrowser,
 	}
 	f.Repo = OpenRepoOnce(f)
 	return f
