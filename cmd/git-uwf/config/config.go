@@ -42,17 +42,6 @@ func NewCmdConfig(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// discover returns the configuration files and whether the working
-// directory is inside a repository.
-func discover(ctx context.Context, f *cmdutil.Factory) (config.Paths, bool, error) {
-	wd, err := f.Getwd()
-	if err != nil {
-		return config.Paths{}, false, err
-	}
-	paths, repo, err := config.DiscoverPaths(ctx, wd, f.Getenv)
-	return paths, repo != nil, err
-}
-
 func load(ctx context.Context, f *cmdutil.Factory) (*config.Config, error) {
 	wd, err := f.Getwd()
 	if err != nil {
@@ -71,6 +60,17 @@ func scopeFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "repo", Usage: "write the repository-local file (the default inside a repository)"},
 		&cli.BoolFlag{Name: "team", Usage: "write the team file .uwf/config.yaml (commit it to share)"},
 	}
+}
+
+// target finds the configuration files and the one that set or unset
+// writes (see scopeOf).
+func target(c *cli.Context, f *cmdutil.Factory) (config.Paths, config.Scope, error) {
+	paths, inRepo, err := cmdutil.ConfigPaths(c.Context, f)
+	if err != nil {
+		return config.Paths{}, "", err
+	}
+	scope, err := scopeOf(c, inRepo)
+	return paths, scope, err
 }
 
 // scopeOf picks the file to write: the flag given, else repo inside a

@@ -19,11 +19,7 @@ func newCmdSet(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 2 {
 				return cmdutil.FlagErrorf("want <key> <value>, got %d arguments", c.NArg())
 			}
-			paths, inRepo, err := discover(c.Context, f)
-			if err != nil {
-				return err
-			}
-			scope, err := scopeOf(c, inRepo)
+			paths, scope, err := target(c, f)
 			if err != nil {
 				return err
 			}

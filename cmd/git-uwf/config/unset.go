@@ -16,11 +16,7 @@ func newCmdUnset(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 1 {
 				return cmdutil.FlagErrorf("want one key, got %d arguments", c.NArg())
 			}
-			paths, inRepo, err := discover(c.Context, f)
-			if err != nil {
-				return err
-			}
-			scope, err := scopeOf(c, inRepo)
+			paths, scope, err := target(c, f)
 			if err != nil {
 				return err
 			}

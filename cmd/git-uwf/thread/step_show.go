@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
@@ -78,28 +77,27 @@ func stepSummary(ctx context.Context, w io.Writer, repo *chain.Repo, e *chain.En
 			}
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
-	row("thread", thread)
-	row("step", strconv.Itoa(len(entries)-1))
+	fields := cmdutil.NewFields()
+	fields.Row("thread", thread)
+	fields.Row("step", strconv.Itoa(len(entries)-1))
 	switch e.Kind {
 	case chain.KindStep:
 		status, _ := out.Output["$status"].(string)
-		row("role", e.Step.Role)
-		row("status", orDash(status))
-		row("agent", e.Step.Agent)
-		row("duration", chain.FormatDuration(msDuration(e.Step.CompletedAtMs-e.Step.StartedAtMs)))
-		row("extraction", orDash(e.Step.Extraction))
+		fields.Row("role", e.Step.Role)
+		fields.Row("status", orDash(status))
+		fields.Row("agent", e.Step.Agent)
+		fields.Row("duration", chain.FormatDuration(msDuration(e.Step.CompletedAtMs-e.Step.StartedAtMs)))
+		fields.Row("extraction", orDash(e.Step.Extraction))
 	case chain.KindStart:
-		row("kind", "start")
+		fields.Row("kind", "start")
 	case chain.KindCancel:
-		row("kind", "cancel")
-		row("reason", e.Cancel.Reason)
+		fields.Row("kind", "cancel")
+		fields.Row("reason", e.Cancel.Reason)
 	}
-	row("time", e.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
-	row("node", out.Hash)
-	row("commit", out.Commit)
-	if err := tw.Flush(); err != nil {
+	fields.Row("time", e.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
+	fields.Row("node", out.Hash)
+	fields.Row("commit", out.Commit)
+	if _, err := fields.WriteTo(w); err != nil {
 		return err
 	}
 	if len(out.Output) > 0 {
