@@ -14,6 +14,13 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
 
+// listItem is one thread of `thread list`: its summary, and whether its
+// history shares steps with another thread's (see sharingThreads).
+type listItem struct {
+	chain.Summary
+	Fork bool `json:"fork"`
+}
+
 func newCmdList(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
@@ -66,15 +73,21 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 	if err != nil {
 		return err
 	}
-	list, err := repo.List(ctx, opts)
+	sums, err := repo.List(ctx, opts)
+	if err != nil {
+		return err
+	}
+	// After List: the refs it listed are still parsed.
+	sharing, err := sharingThreads(ctx, repo)
 	if err != nil {
 		return err
 	}
 	if keep != nil {
-		list = slices.DeleteFunc(list, func(s chain.Summary) bool { return !keep(repo, s) })
+		sums = slices.DeleteFunc(sums, func(s chain.Summary) bool { return !keep(repo, s) })
 	}
-	if list == nil {
-		list = []chain.Summary{}
+	list := make([]listItem, len(sums))
+	for i, s := range sums {
+		list[i] = listItem{Summary: s, Fork: sharing[s.Thread]}
 	}
 	now := f.Now()
 	return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
@@ -88,7 +101,7 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 		}
 		// A Table, not a tabwriter: the same layout, at a fraction of the
 		// cost for thousands of threads.
-		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "UPDATED", "TASK")
+		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "FORK", "UPDATED", "TASK")
 		t.Grow(len(list))
 		if f.IO.ColorEnabled() {
 			t.Style(2, cmdutil.ColorStatus)
@@ -101,7 +114,11 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 			if next == "" {
 				next = "-"
 			}
-			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, chain.FormatAgo(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
+			fork := "-"
+			if s.Fork {
+				fork = "fork"
+			}
+			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, fork, chain.FormatAgo(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
 		}
 		_, err := t.WriteTo(w)
 		return err
