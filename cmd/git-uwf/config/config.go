@@ -8,8 +8,6 @@ package configcmd
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -44,17 +42,6 @@ func NewCmdConfig(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// discover returns the configuration files and whether the working
-// directory is inside a repository.
-func discover(ctx context.Context, f *cmdutil.Factory) (config.Paths, bool, error) {
-	wd, err := f.Getwd()
-	if err != nil {
-		return config.Paths{}, false, err
-	}
-	paths, repo, err := config.DiscoverPaths(ctx, wd, f.Getenv)
-	return paths, repo != nil, err
-}
-
 func load(ctx context.Context, f *cmdutil.Factory) (*config.Config, error) {
 	wd, err := f.Getwd()
 	if err != nil {
@@ -67,90 +54,23 @@ func value(e config.Entry) Value {
 	return Value{Key: e.Key, Value: e.Text, Scope: string(e.Scope), File: e.File, Line: e.Line}
 }
 
-func newCmdList(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:  "list",
-		Usage: "List the values set (secrets are shown as ***)",
-		Flags: []cli.Flag{
-			cmdutil.FormatFlag(),
-			&cli.BoolFlag{Name: "show-origin", Usage: "show the file and line of each value"},
-			&cli.BoolFlag{Name: "builtin", Usage: "include the built-in defaults"},
-		},
-		Action: func(c *cli.Context) error {
-			if err := cmdutil.NoArgs(c); err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			cfg, err := load(c.Context, f)
-			if err != nil {
-				return err
-			}
-			list := []Value{}
-			for _, e := range cfg.List() {
-				if e.Scope == config.ScopeBuiltin && !c.Bool("builtin") {
-					continue
-				}
-				list = append(list, value(e))
-			}
-			return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
-				for _, v := range list {
-					if c.Bool("show-origin") {
-						origin := v.Scope
-						if v.File != "" {
-							origin = fmt.Sprintf("%s:%s:%d", v.Scope, v.File, v.Line)
-						}
-						fmt.Fprintf(w, "%s\t", origin)
-					}
-					fmt.Fprintf(w, "%s=%s\n", v.Key, v.Value)
-				}
-				return nil
-			})
-		},
-	}
-}
-
-func newCmdGet(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:      "get",
-		Usage:     "Print the value of a key (exit 1 when it is not set)",
-		ArgsUsage: "<key>",
-		Flags:     []cli.Flag{cmdutil.FormatFlag()},
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cmdutil.FlagErrorf("want one key, got %d arguments", c.NArg())
-			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			cfg, err := load(c.Context, f)
-			if err != nil {
-				return err
-			}
-			e, ok, err := cfg.Get(c.Args().First())
-			if err != nil {
-				return cmdutil.FlagErrorf("%v", err)
-			}
-			if !ok {
-				return &cmdutil.ExitError{Code: 1, Err: fmt.Errorf("%s is not set", c.Args().First())}
-			}
-			return cmdutil.Print(f.IO, format, value(e), func(w io.Writer) error {
-				_, err := fmt.Fprintln(w, e.Text)
-				return err
-			})
-		},
-	}
-}
-
 func scopeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "user", Usage: "write the user file ($XDG_CONFIG_HOME/uwf/config.yaml)"},
 		&cli.BoolFlag{Name: "repo", Usage: "write the repository-local file (the default inside a repository)"},
 		&cli.BoolFlag{Name: "team", Usage: "write the team file .uwf/config.yaml (commit it to share)"},
 	}
+}
+
+// target finds the configuration files and the one that set or unset
+// writes (see scopeOf).
+func target(c *cli.Context, f *cmdutil.Factory) (config.Paths, config.Scope, error) {
+	paths, inRepo, err := cmdutil.ConfigPaths(c.Context, f)
+	if err != nil {
+		return config.Paths{}, "", err
+	}
+	scope, err := scopeOf(c, inRepo)
+	return paths, scope, err
 }
 
 // scopeOf picks the file to write: the flag given, else repo inside a
@@ -171,53 +91,4 @@ func scopeOf(c *cli.Context, inRepo bool) (config.Scope, error) {
 		return config.ScopeRepo, nil
 	}
 	return config.ScopeUser, nil
-}
-
-func newCmdSet(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:      "set",
-		Usage:     "Set a key in one configuration file",
-		ArgsUsage: "[--user|--repo|--team] <key> <value>",
-		Description: "A command line (agents.<alias>.command) is a shell-quoted string or a YAML\n" +
-			"list like '[\"./agent.sh\", \"--fast\"]'. Secrets cannot be stored: name the\n" +
-			"environment variable that holds a key with providers.<name>.apiKeyEnv.",
-		Flags: scopeFlags(),
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return cmdutil.FlagErrorf("want <key> <value>, got %d arguments", c.NArg())
-			}
-			paths, inRepo, err := discover(c.Context, f)
-			if err != nil {
-				return err
-			}
-			scope, err := scopeOf(c, inRepo)
-			if err != nil {
-				return err
-			}
-			return paths.Set(scope, c.Args().Get(0), c.Args().Get(1))
-		},
-	}
-}
-
-func newCmdUnset(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:      "unset",
-		Usage:     "Remove a key from one configuration file",
-		ArgsUsage: "[--user|--repo|--team] <key>",
-		Flags:     scopeFlags(),
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cmdutil.FlagErrorf("want one key, got %d arguments", c.NArg())
-			}
-			paths, inRepo, err := discover(c.Context, f)
-			if err != nil {
-				return err
-			}
-			scope, err := scopeOf(c, inRepo)
-			if err != nil {
-				return err
-			}
-			return paths.Unset(scope, c.Args().First())
-		},
-	}
 }

@@ -64,11 +64,7 @@ func NewCmdSetup(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			wd, err := f.Getwd()
-			if err != nil {
-				return err
-			}
-			paths, _, err := config.DiscoverPaths(c.Context, wd, f.Getenv)
+			paths, _, err := cmdutil.ConfigPaths(c.Context, f)
 			if err != nil {
 				return err
 			}

@@ -31,66 +31,6 @@ type Options struct {
 	Format cmdutil.Format
 }
 
-// NewCmdFetch returns `git uwf fetch [remote]`.
-func NewCmdFetch(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:      "fetch",
-		Usage:     "Fetch threads and workflows from a remote and reconcile them",
-		ArgsUsage: "[remote]",
-		Description: "Fetches refs/uwf/* into refs/remotes/<remote>/uwf/*, then brings the local threads\n" +
-			"up to date: new threads appear, threads you did not step fast-forward, and a thread\n" +
-			"both sides stepped keeps the remote's line under its name while yours is saved as a\n" +
-			"fork thread. Nothing is ever dropped. The remote defaults to git config uwf.remote.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "no-fetch", Usage: "only reconcile what a plain git fetch already brought", DisableDefaultText: true},
-			cmdutil.FormatFlag(),
-		},
-		Action: action(f, "fetch", func(c *cli.Context, o *Options) { o.NoFetch = c.Bool("no-fetch") },
-			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
-				if o.NoFetch {
-					return uwfsync.Reconcile(ctx, repo, o.Remote)
-				}
-				return uwfsync.Fetch(ctx, repo, o.Remote)
-			}),
-	}
-}
-
-// NewCmdPush returns `git uwf push [remote]`.
-func NewCmdPush(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:      "push",
-		Usage:     "Push threads, workflows and failed attempts to a remote (never forced)",
-		ArgsUsage: "[remote]",
-		Description: "Runs git push --atomic <remote> for the refs under refs/uwf/{threads,workflows,attempts}/\n" +
-			"that differ from what the remote held when you last fetched or pushed, without\n" +
-			"forcing: if the remote has steps you do not have, the push is rejected and nothing\n" +
-			"is overwritten; run git uwf sync. Only the named remote (or uwf.remote) is used.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show what would be pushed", DisableDefaultText: true},
-			cmdutil.FormatFlag(),
-		},
-		Action: action(f, "push", func(c *cli.Context, o *Options) { o.DryRun = c.Bool("dry-run") },
-			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
-				return uwfsync.Push(ctx, repo, o.Remote, uwfsync.PushOptions{DryRun: o.DryRun})
-			}),
-	}
-}
-
-// NewCmdSync returns `git uwf sync [remote]`.
-func NewCmdSync(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:        "sync",
-		Usage:       "Fetch, reconcile and push: share threads both ways",
-		ArgsUsage:   "[remote]",
-		Description: "git uwf fetch followed by git uwf push. Running it twice reports nothing new.",
-		Flags:       []cli.Flag{cmdutil.FormatFlag()},
-		Action: action(f, "sync", nil,
-			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
-				return uwfsync.Sync(ctx, repo, o.Remote, uwfsync.PushOptions{})
-			}),
-	}
-}
-
 // action builds the shared action of fetch, push and sync: parse, resolve
 // the remote, run, print, and exit 1 when a ref was rejected or failed.
 func action(f *cmdutil.Factory, verb string, parse func(*cli.Context, *Options),

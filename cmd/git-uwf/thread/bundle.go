@@ -9,7 +9,6 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
-	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
@@ -75,44 +74,4 @@ func exportBundle(c *cli.Context, f *cmdutil.Factory) error {
 		}
 		return nil
 	})
-}
-
-func newCmdImport(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:      "import",
-		Usage:     "Import threads from a bundle written by thread export --bundle",
-		ArgsUsage: "<file>",
-		Description: "Verifies the bundle (git bundle verify), refuses it if it carries refs outside\n" +
-			"refs/uwf/, fetches it and reconciles like git uwf fetch: new threads appear, threads\n" +
-			"you have fast-forward, and a thread both sides stepped keeps the bundle's line under\n" +
-			"its id while yours is saved as a fork.",
-		Flags: []cli.Flag{cmdutil.FormatFlag()},
-		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "bundle file")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			file, err := cmdutil.AbsPath(f.Getwd, arg)
-			if err != nil {
-				return err
-			}
-			repo, err := f.Repo(c.Context)
-			if err != nil {
-				return err
-			}
-			rep, err := uwfsync.ImportBundle(c.Context, repo, file, arg)
-			if err != nil {
-				return err
-			}
-			perr := syncmd.PrintReport(f, format, rep)
-			if perr == nil && rep.Failed() {
-				return &cmdutil.ExitError{Code: 1, Err: fmt.Errorf("some refs of %s could not be imported (see above)", arg)}
-			}
-			return perr
-		},
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/engine"
+	"github.com/urfave/cli/v2"
 )
 
 // cancelRunning cancels a thread whose step another process is running:
@@ -66,4 +67,89 @@ func cancelRunning(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id
 		_, err := fmt.Fprintf(w, "cancelled thread %s (its running step was stopped)\n", id)
 		return err
 	})
+}
+
+func newCmdCancel(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "Cancel a thread (a terminal commit that syncs like any other)",
+		ArgsUsage: "<thread>",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "reason", Aliases: []string{"m"}, Usage: "why (recorded in the commit)"},
+			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "for a running step, wait up to `DURATION` for it to stop"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			tc, err := parseThreadCommand(c, f)
+			if err != nil {
+				return err
+			}
+			repo, t, format := tc.repo, tc.thread, tc.format
+			unlock, err := repo.LockThread(t.ID)
+			if errors.Is(err, chain.ErrBusy) {
+				// A step is running: stop it through its kill flag.
+				return cancelRunning(c.Context, f, repo, t.ID, c.String("reason"), c.Duration("wait"), format)
+			}
+			if err != nil {
+				return busyExit(err)
+			}
+			defer unlock()
+			if t, err = repo.Thread(c.Context, t.ID); err != nil {
+				return err
+			}
+			// A child thread playing the current role is cancelled first,
+			// and its children with it.
+			children, err := cancelChildren(c.Context, repo, t, c.String("reason"))
+			if err != nil {
+				return busyExit(err)
+			}
+			e, err := repo.Cancel(c.Context, t, c.String("reason"))
+			if err != nil {
+				return err
+			}
+			_ = engine.NewKillFlags(repo).Clear(t.ID)
+			out := map[string]any{"thread": t.ID, "cancelled": true, "commit": e.Commit.String()}
+			if len(children) > 0 {
+				out["children"] = children
+			}
+			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+				for _, id := range children {
+					fmt.Fprintf(w, "cancelled child thread %s\n", id)
+				}
+				_, err := fmt.Fprintf(w, "cancelled thread %s\n", t.ID)
+				return err
+			})
+		},
+	}
+}
+
+// cancelChildren cancels the unfinished child thread playing t's current
+// role, deepest first; it returns the ids it cancelled.
+func cancelChildren(ctx context.Context, repo *chain.Repo, t *chain.Thread, reason string) ([]chain.ThreadID, error) {
+	child, err := repo.ActiveChild(ctx, t)
+	if err != nil || child == nil {
+		return nil, err
+	}
+	unlock, err := repo.LockThread(child.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if child, err = repo.Thread(ctx, child.ID); err != nil {
+		return nil, err
+	}
+	done, err := cancelChildren(ctx, repo, child, reason)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := repo.State(ctx, child); err != nil || st.Status == chain.StatusCompleted || st.Status == chain.StatusCancelled {
+		return done, err
+	}
+	if reason == "" {
+		reason = "parent thread " + string(t.ID) + " cancelled"
+	}
+	if _, err := repo.Cancel(ctx, child, reason); err != nil {
+		return nil, err
+	}
+	return append(done, child.ID), nil
 }

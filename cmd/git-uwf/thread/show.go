@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -194,98 +192,4 @@ func hint(id chain.ThreadID, st chain.State) string {
 		}
 	}
 	return ""
-}
-
-func newCmdList(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:  "list",
-		Usage: "List threads, newest first (active ones unless --all)",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled threads"},
-			&cli.BoolFlag{Name: "here", Usage: "only threads started on the current branch"},
-			&cli.StringFlag{Name: "status", Usage: "only threads in these `STATES` (comma-separated: idle,running,suspended,completed,cancelled,failed; end = completed)"},
-			cmdutil.FormatFlag(),
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return cmdutil.FlagErrorf("thread list takes no arguments")
-			}
-			opts := chain.ListOptions{All: c.Bool("all")}
-			if s := c.String("status"); s != "" {
-				for _, part := range strings.Split(s, ",") {
-					if strings.TrimSpace(part) == "active" {
-						opts.Statuses = append(opts.Statuses, chain.StatusIdle, chain.StatusRunning, chain.StatusSuspended, chain.StatusFailed)
-						continue
-					}
-					st, err := chain.ParseStatus(strings.TrimSpace(part))
-					if err != nil {
-						return cmdutil.FlagErrorf("--status: %v", err)
-					}
-					opts.Statuses = append(opts.Statuses, st)
-				}
-			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			if c.Bool("here") {
-				return listHere(c.Context, f, opts, format)
-			}
-			return listRun(c.Context, f, opts, format)
-		},
-	}
-}
-
-func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
-	return listFiltered(ctx, f, opts, format, nil)
-}
-
-// listFiltered is listRun showing only the threads keep accepts (nil: all).
-func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format,
-	keep func(*chain.Repo, chain.Summary) bool) error {
-	defer cmdutil.RelaxGC(f.Getenv)()
-	repo, err := f.Repo(ctx)
-	if err != nil {
-		return err
-	}
-	list, err := repo.List(ctx, opts)
-	if err != nil {
-		return err
-	}
-	if keep != nil {
-		list = slices.DeleteFunc(list, func(s chain.Summary) bool { return !keep(repo, s) })
-	}
-	if list == nil {
-		list = []chain.Summary{}
-	}
-	now := f.Now()
-	return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
-		if len(list) == 0 {
-			if opts.All {
-				fmt.Fprintln(w, "no threads yet: start one with git uwf thread start <workflow> -p \"<task>\"")
-			} else {
-				fmt.Fprintln(w, "no active threads (git uwf thread list --all shows finished ones)")
-			}
-			return nil
-		}
-		// A Table, not a tabwriter: the same layout, at a fraction of the
-		// cost for thousands of threads.
-		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "UPDATED", "TASK")
-		t.Grow(len(list))
-		if f.IO.ColorEnabled() {
-			t.Style(2, cmdutil.ColorStatus)
-		}
-		for _, s := range list {
-			next := deref(s.CurrentRole)
-			if s.Status == chain.StatusSuspended {
-				next = "(" + deref(s.SuspendedRole) + ")"
-			}
-			if next == "" {
-				next = "-"
-			}
-			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, chain.FormatAgo(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
-		}
-		_, err := t.WriteTo(w)
-		return err
-	})
 }

@@ -50,7 +50,7 @@ func agentFlags() []cli.Flag {
 	}
 }
 
-func newCmdStepThread(f *cmdutil.Factory) *cli.Command {
+func newCmdStep(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "step",
 		Aliases:   []string{"exec"},
@@ -149,31 +149,6 @@ func stepOptionsOf(c *cli.Context) StepOptions {
 	return StepOptions{Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
 		MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c), Quiet: c.Bool("quiet"),
 		Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun"), Leased: c.Bool("leased")}
-}
-
-func newCmdResume(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:      "resume",
-		Usage:     "Re-run the role a suspended thread stopped at, with the suspend message and your answer; or continue an ended thread through its $START resume edge",
-		ArgsUsage: "<thread>",
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "your answer or extra instruction `TEXT`"},
-		}, agentFlags()...),
-		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "thread id")
-			if err != nil {
-				return err
-			}
-			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: 1, Timeout: c.Duration("timeout"),
-				Verbose: verbose(c), Quiet: c.Bool("quiet"), Resume: true, Prompt: c.String("prompt"),
-				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag)}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			return stepRun(c.Context, f, opts, format)
-		},
-	}
 }
 
 func verbose(c *cli.Context) bool {

@@ -44,7 +44,7 @@ func TestChildArgv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var opts StepOptions
-		cmd := newCmdStepThread(cmdutil.NewFactory(nil))
+		cmd := newCmdStep(cmdutil.NewFactory(nil))
 		cmd.Action = func(c *cli.Context) error { opts = stepOptionsOf(c); return nil }
 		app := &cli.App{Flags: []cli.Flag{&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}}}, Commands: []*cli.Command{cmd}}
 		if err := app.Run(append([]string{"git-uwf"}, tt.args...)); err != nil {

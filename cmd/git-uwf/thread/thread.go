@@ -13,7 +13,7 @@ func NewCmdThread(f *cmdutil.Factory) *cli.Command {
 		Usage: "Start, step, resume, inspect and fork workflow runs",
 		Subcommands: []*cli.Command{
 			newCmdStart(f),
-			newCmdStepThread(f),
+			newCmdStep(f),
 			newCmdResume(f),
 			newCmdShow(f),
 			newCmdList(f),
@@ -32,4 +32,10 @@ func NewCmdThread(f *cmdutil.Factory) *cli.Command {
 }
 
 // NewCmdStep returns the `step` command group.
-func NewCmdStep(f *cmdutil.Factory) *cli.Command { return newCmdStep(f) }
+func NewCmdStep(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:        "step",
+		Usage:       "Inspect one step",
+		Subcommands: []*cli.Command{newCmdStepShow(f), newCmdStepRead(f)},
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +238,86 @@ func TestStartRecordsRelativeCwd(t *testing.T) {
 				t.Errorf("recorded cwd %q, want %q", th.Start.Cwd, tt.want)
 			}
 		})
+	}
+}
+
+// TestListMarksForks checks that thread list marks exactly the threads
+// whose history shares steps with another thread: forks and what they
+// were forked from, whether the fork has moved on or not.
+func TestListMarksForks(t *testing.T) {
+	dir := chaintest.InitRepo(t)
+	repo := chaintest.Open(t, dir)
+	if _, _, err := repo.RegisterWorkflow(t.Context(), chaintest.Workflow(t, "loop", loop)); err != nil {
+		t.Fatal(err)
+	}
+	start := func(task string) chain.ThreadID {
+		t.Helper()
+		var out struct{ Thread chain.ThreadID }
+		if err := json.Unmarshal([]byte(cmdtest.MustRun(t, dir, now, "thread", "start", "loop", "-p", task, "--format", "json")), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Thread
+	}
+	fork := func(commit string) chain.ThreadID {
+		t.Helper()
+		var out struct{ Thread chain.ThreadID }
+		if err := json.Unmarshal([]byte(cmdtest.MustRun(t, dir, now, "thread", "fork", commit, "--format", "json")), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Thread
+	}
+	developed := map[string]any{"$status": "review_needed", "summary": "s"}
+
+	alone := start("alone")
+	chaintest.Step(t, repo, alone, "developer", developed, "body")
+	// A fork of the head that has not moved: both refs on one commit.
+	atHead := start("at head")
+	atHeadStep := chaintest.Step(t, repo, atHead, "developer", developed, "body")
+	atHeadFork := fork(atHeadStep.Commit.String())
+	// A fork of an inner step; both went on.
+	inner := start("inner")
+	innerStep := chaintest.Step(t, repo, inner, "developer", developed, "body")
+	chaintest.Step(t, repo, inner, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "")
+	innerFork := fork(innerStep.Commit.String())
+	chaintest.Step(t, repo, innerFork, "reviewer", map[string]any{"$status": "approved"}, "")
+	// A fork of the start commit.
+	root := start("root")
+	rootThread, err := repo.Thread(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootFork := fork(rootThread.Head.Commit.String())
+	fresh := start("fresh")
+
+	want := map[chain.ThreadID]bool{alone: false, fresh: false, atHead: true, atHeadFork: true,
+		inner: true, innerFork: true, root: true, rootFork: true}
+	var items []struct {
+		Thread chain.ThreadID
+		Fork   bool
+	}
+	out := cmdtest.MustRun(t, dir, now, "thread", "list", "--all", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &items); err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != len(want) {
+		t.Fatalf("listed %d threads, want %d:\n%s", len(items), len(want), out)
+	}
+	for _, it := range items {
+		if it.Fork != want[it.Thread] {
+			t.Errorf("thread %s: fork = %v, want %v", it.Thread, it.Fork, want[it.Thread])
+		}
+	}
+
+	text := cmdtest.MustRun(t, dir, now, "thread", "list", "--all")
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if !strings.Contains(lines[0], "FORK") {
+		t.Fatalf("no FORK column:\n%s", text)
+	}
+	for _, line := range lines[1:] {
+		fields := strings.Fields(line)
+		id := chain.ThreadID(fields[0])
+		if marked := slices.Contains(fields, "fork"); marked != want[id] {
+			t.Errorf("text line of %s marked %v, want %v: %q", id, marked, want[id], line)
+		}
 	}
 }

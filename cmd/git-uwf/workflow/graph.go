@@ -25,17 +25,9 @@ func newCmdGraph(f *cmdutil.Factory) *cli.Command {
 		Description: "The default output is a Mermaid `flowchart TD` (paste it into a ```mermaid block);\n" +
 			"--format dot gives a Graphviz digraph (git uwf workflow graph review --format dot | dot -Tsvg),\n" +
 			"--format json gives {nodes, edges}. Edges are labelled with the status or condition they need.",
-		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "workflow name, alias or file")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.GraphFormatOf(c)
-			if err != nil {
-				return err
-			}
-			return graphRun(c.Context, &GraphOptions{IO: f.IO, Repo: f.Repo, Resolve: resolver(f), Format: format, Workflow: arg})
-		},
+		Action: argAction("workflow name, alias or file", cmdutil.GraphFormatOf, func(ctx context.Context, arg string, format cmdutil.Format) error {
+			return graphRun(ctx, &GraphOptions{IO: f.IO, Repo: f.Repo, Resolve: resolver(f), Format: format, Workflow: arg})
+		}),
 	}
 }
 

@@ -44,17 +44,9 @@ func newCmdPut(f *cmdutil.Factory) *cli.Command {
 			"An invalid file is reported problem by problem and nothing is written.\n" +
 			"A folder without index.yaml (such as an upstream .workflows/ folder) registers every\n" +
 			"*.yaml, *.yml and <name>/index.yaml in it, once all of them are valid.",
-		Action: func(c *cli.Context) error {
-			file, err := cmdutil.OneArg(c, "workflow file")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			return putRun(c.Context, &PutOptions{IO: f.IO, Getwd: f.Getwd, Repo: f.Repo, Format: format, File: file})
-		},
+		Action: argAction("workflow file", cmdutil.FormatOf, func(ctx context.Context, file string, format cmdutil.Format) error {
+			return putRun(ctx, &PutOptions{IO: f.IO, Getwd: f.Getwd, Repo: f.Repo, Format: format, File: file})
+		}),
 	}
 }
 

@@ -50,17 +50,9 @@ func newCmdShow(f *cmdutil.Factory) *cli.Command {
 		Description: "<workflow> is an alias (or unambiguous prefix), a file path, a name found as\n" +
 			".uwf/workflows/<name>.yaml from the current directory up to the repository top,\n" +
 			"or a registered name.",
-		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "workflow name, alias or file")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			return showRun(c.Context, &ShowOptions{IO: f.IO, Repo: f.Repo, Resolve: resolver(f), Format: format, Workflow: arg})
-		},
+		Action: argAction("workflow name, alias or file", cmdutil.FormatOf, func(ctx context.Context, arg string, format cmdutil.Format) error {
+			return showRun(ctx, &ShowOptions{IO: f.IO, Repo: f.Repo, Resolve: resolver(f), Format: format, Workflow: arg})
+		}),
 	}
 }
 

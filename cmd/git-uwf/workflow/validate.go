@@ -55,17 +55,9 @@ func newCmdValidate(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<file>",
 		Description: "Loads <file> with its includes and reports every problem as file:line:col. Works\n" +
 			"outside a git repository. Exits 1 when the workflow is invalid.",
-		Action: func(c *cli.Context) error {
-			file, err := cmdutil.OneArg(c, "workflow file")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
-				return err
-			}
-			return validateRun(c.Context, &ValidateOptions{IO: f.IO, Getwd: f.Getwd, Format: format, File: file, Repo: f.Repo})
-		},
+		Action: argAction("workflow file", cmdutil.FormatOf, func(ctx context.Context, file string, format cmdutil.Format) error {
+			return validateRun(ctx, &ValidateOptions{IO: f.IO, Getwd: f.Getwd, Format: format, File: file, Repo: f.Repo})
+		}),
 	}
 }
 

@@ -158,3 +158,21 @@ func checkRegistry(ctx context.Context, repo *chain.Repo, getwd func() (string, 
 	}
 	return &InvalidError{Path: path, Problems: rebase(abs, path, ps)}
 }
+
+// argAction is the action of a command that takes one argument (what
+// names it in the error for a wrong count) and an output format read by
+// formatOf: it checks both, then calls run.
+func argAction(what string, formatOf func(*cli.Context) (cmdutil.Format, error),
+	run func(ctx context.Context, arg string, format cmdutil.Format) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		arg, err := cmdutil.OneArg(c, what)
+		if err != nil {
+			return err
+		}
+		format, err := formatOf(c)
+		if err != nil {
+			return err
+		}
+		return run(c.Context, arg, format)
+	}
+}

@@ -212,7 +212,8 @@ type Table struct {
 	styles map[int]func(string) string
 }
 
-// Style decorates the cells of column col (not the header) with fn when
+// Style decorates the cells of column col (not the first row, the header)
+// with fn when
 // the table is written, after the layout: fn may add terminal escapes that
 // take no room, such as colour.
 func (t *Table) Style(col int, fn func(string) string) {
@@ -229,6 +230,10 @@ func NewTable(header ...string) *Table {
 	t.Row(header...)
 	return t
 }
+
+// NewFields returns a table of two columns without a header: a field name
+// and its value on each row, as in the text form of a show command.
+func NewFields() *Table { return &Table{ncol: 2} }
 
 // Grow makes room for n more rows.
 func (t *Table) Grow(n int) { t.cells = slices.Grow(t.cells, n*t.ncol) }

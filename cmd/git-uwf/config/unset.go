@@ -1,0 +1,26 @@
+package configcmd
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+)
+
+func newCmdUnset(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "unset",
+		Usage:     "Remove a key from one configuration file",
+		ArgsUsage: "[--user|--repo|--team] <key>",
+		Flags:     scopeFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cmdutil.FlagErrorf("want one key, got %d arguments", c.NArg())
+			}
+			paths, scope, err := target(c, f)
+			if err != nil {
+				return err
+			}
+			return paths.Unset(scope, c.Args().First())
+		},
+	}
+}

@@ -1,0 +1,90 @@
+package thread
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+)
+
+func newCmdExport(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "Render a whole thread as markdown for a pull-request description, or --bundle threads into a file",
+		ArgsUsage: "<thread>…",
+		Description: "Without --bundle: the thread, oldest first, as markdown. With --bundle FILE: a git bundle\n" +
+			"of the threads, their attempts, their workflows' registry refs and everything those reach,\n" +
+			"for git uwf thread import on another machine.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle of the threads to `FILE`"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.String("bundle") != "" {
+				return exportBundle(c, f)
+			}
+			tc, err := parseThreadCommand(c, f)
+			if err != nil {
+				return err
+			}
+			md, err := exportMarkdown(c.Context, tc.repo, tc.thread)
+			if err != nil {
+				return err
+			}
+			return printMarkdown(f, tc.format, md)
+		},
+	}
+}
+
+// exportMarkdown renders every step in full, oldest first, as a PR body.
+func exportMarkdown(ctx context.Context, repo *chain.Repo, t *chain.Thread) (string, error) {
+	entries, err := repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return "", err
+	}
+	st, err := repo.State(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s: %s\n\n", t.Workflow.Name, cmdutil.FirstLine(t.Start.Prompt, 100))
+	fmt.Fprintf(&b, "Thread `%s` · %d steps · %s\n\n", t.ID, len(entries)-1, st.Status)
+	fmt.Fprintf(&b, "<details><summary>Task</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(t.Start.Prompt))
+	for i, e := range entries[1:] {
+		if e.Kind == chain.KindCancel {
+			fmt.Fprintf(&b, "### %d. cancelled\n\n%s\n\n", i+1, e.Cancel.Reason)
+			continue
+		}
+		out, err := repo.Output(e)
+		if err != nil {
+			return "", err
+		}
+		status, _ := out["$status"].(string)
+		fmt.Fprintf(&b, "### %d. %s", i+1, e.Step.Role)
+		if status != "" {
+			fmt.Fprintf(&b, " — %s", status)
+		}
+		fmt.Fprintf(&b, "\n\n<sub>agent %s · step `%s` · commit %s · %s</sub>\n\n", e.Step.Agent, e.Node.Alias, e.Commit.String()[:12],
+			chain.FormatDuration(msDuration(e.Step.CompletedAtMs-e.Step.StartedAtMs)))
+		body, _ := repo.Text(e, e.Step.Body)
+		if strings.TrimSpace(body) != "" {
+			fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(body))
+		}
+		fields := map[string]any{}
+		for k, v := range out {
+			if k != "$status" {
+				fields[k] = v
+			}
+		}
+		if len(fields) > 0 {
+			y, _ := yaml.Marshal(fields)
+			fmt.Fprintf(&b, "<details><summary>Output fields</summary>\n\n```yaml\n%s```\n\n</details>\n\n", y)
+		}
+	}
+	return b.String(), nil
+}

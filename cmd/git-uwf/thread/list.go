@@ -1,0 +1,147 @@
+package thread
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+)
+
+// listItem is one thread of `thread list`: its summary, and whether its
+// history shares steps with another thread's (see sharingThreads).
+type listItem struct {
+	chain.Summary
+	Fork bool `json:"fork"`
+}
+
+func newCmdList(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "List threads, newest first (active ones unless --all)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "include completed and cancelled threads"},
+			&cli.BoolFlag{Name: "here", Usage: "only threads started on the current branch"},
+			&cli.StringFlag{Name: "status", Usage: "only threads in these `STATES` (comma-separated: idle,running,suspended,completed,cancelled,failed; end = completed)"},
+			cmdutil.FormatFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cmdutil.FlagErrorf("thread list takes no arguments")
+			}
+			opts := chain.ListOptions{All: c.Bool("all")}
+			if s := c.String("status"); s != "" {
+				for _, part := range strings.Split(s, ",") {
+					if strings.TrimSpace(part) == "active" {
+						opts.Statuses = append(opts.Statuses, chain.StatusIdle, chain.StatusRunning, chain.StatusSuspended, chain.StatusFailed)
+						continue
+					}
+					st, err := chain.ParseStatus(strings.TrimSpace(part))
+					if err != nil {
+						return cmdutil.FlagErrorf("--status: %v", err)
+					}
+					opts.Statuses = append(opts.Statuses, st)
+				}
+			}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("here") {
+				return listHere(c.Context, f, opts, format)
+			}
+			return listRun(c.Context, f, opts, format)
+		},
+	}
+}
+
+func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
+	return listFiltered(ctx, f, opts, format, nil)
+}
+
+// listFiltered is listRun showing only the threads keep accepts (nil: all).
+func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format,
+	keep func(*chain.Repo, chain.Summary) bool) error {
+	defer cmdutil.RelaxGC(f.Getenv)()
+	repo, err := f.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	sums, err := repo.List(ctx, opts)
+	if err != nil {
+		return err
+	}
+	// After List: the refs it listed are still parsed.
+	sharing, err := sharingThreads(ctx, repo)
+	if err != nil {
+		return err
+	}
+	if keep != nil {
+		sums = slices.DeleteFunc(sums, func(s chain.Summary) bool { return !keep(repo, s) })
+	}
+	list := make([]listItem, len(sums))
+	for i, s := range sums {
+		list[i] = listItem{Summary: s, Fork: sharing[s.Thread]}
+	}
+	now := f.Now()
+	return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
+		if len(list) == 0 {
+			if opts.All {
+				fmt.Fprintln(w, "no threads yet: start one with git uwf thread start <workflow> -p \"<task>\"")
+			} else {
+				fmt.Fprintln(w, "no active threads (git uwf thread list --all shows finished ones)")
+			}
+			return nil
+		}
+		// A Table, not a tabwriter: the same layout, at a fraction of the
+		// cost for thousands of threads.
+		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "FORK", "UPDATED", "TASK")
+		t.Grow(len(list))
+		if f.IO.ColorEnabled() {
+			t.Style(2, cmdutil.ColorStatus)
+		}
+		for _, s := range list {
+			next := deref(s.CurrentRole)
+			if s.Status == chain.StatusSuspended {
+				next = "(" + deref(s.SuspendedRole) + ")"
+			}
+			if next == "" {
+				next = "-"
+			}
+			fork := "-"
+			if s.Fork {
+				fork = "fork"
+			}
+			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, fork, chain.FormatAgo(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
+		}
+		_, err := t.WriteTo(w)
+		return err
+	})
+}
+
+// listHere lists the threads started on the branch checked out in the
+// working directory.
+func listHere(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
+	wd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	here := workTreeCode(ctx, wd)
+	if here.Branch == "" {
+		return errors.New("thread list --here: HEAD is not on a branch (detached or outside a work tree)")
+	}
+	return listFiltered(ctx, f, opts, format, func(repo *chain.Repo, s chain.Summary) bool {
+		t, err := repo.CachedThread(ctx, s.Thread)
+		if err != nil {
+			return false
+		}
+		code, err := repo.StartCode(ctx, t)
+		return err == nil && code.Branch == here.Branch
+	})
+}

@@ -1,0 +1,77 @@
+package thread
+
+import (
+	"context"
+	"encoding/hex"
+	"io"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+)
+
+// stepsOutput is the machine-readable result of `thread steps`.
+type stepsOutput struct {
+	Thread   chain.ThreadID   `json:"thread"`
+	Workflow string           `json:"workflow"`
+	Steps    []chain.StepInfo `json:"steps"`
+}
+
+func newCmdSteps(f *cmdutil.Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "steps",
+		Usage:     "List a thread's steps from the start to the head",
+		ArgsUsage: "<thread>",
+		Flags:     []cli.Flag{cmdutil.FormatFlag()},
+		Action: func(c *cli.Context) error {
+			tc, err := parseThreadCommand(c, f)
+			if err != nil {
+				return err
+			}
+			repo, t, format := tc.repo, tc.thread, tc.format
+			if format == cmdutil.FormatText || format == "" {
+				// The table shows the status of each output, not the rest of it.
+				tb, err := stepsTable(c.Context, repo, t)
+				if err != nil {
+					return err
+				}
+				return cmdutil.Print(f.IO, format, nil, func(w io.Writer) error {
+					_, err := tb.WriteTo(w)
+					return err
+				})
+			}
+			steps, err := repo.Steps(c.Context, t)
+			if err != nil {
+				return err
+			}
+			out := stepsOutput{Thread: t.ID, Workflow: t.Workflow.Name, Steps: steps}
+			return cmdutil.Print(f.IO, format, out, nil)
+		},
+	}
+}
+
+// stepsTable lays out `thread steps` for people.
+func stepsTable(ctx context.Context, repo *chain.Repo, t *chain.Thread) (*cmdutil.Table, error) {
+	entries, err := repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return nil, err
+	}
+	tb := cmdutil.NewTable("#", "STEP", "COMMIT", "ROLE", "STATUS", "AGENT", "DURATION")
+	tb.Grow(len(entries))
+	for i, e := range entries {
+		role, status, agent, dur := "(start)", "-", "-", "-"
+		switch e.Kind {
+		case chain.KindStep:
+			if status, err = repo.OutputStatus(e); err != nil {
+				return nil, err
+			}
+			role, agent, dur = e.Step.Role, e.Step.Agent, chain.FormatDuration(msDuration(e.Step.CompletedAtMs-e.Step.StartedAtMs))
+		case chain.KindCancel:
+			role, status = "(cancel)", "cancelled"
+		}
+		tb.Row(strconv.Itoa(i), string(e.Node.Alias), hex.EncodeToString(e.Commit[:6]), role, status, agent, dur)
+	}
+	return tb, nil
+}
