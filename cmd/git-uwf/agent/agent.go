@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -98,21 +97,26 @@ func newCmdMock(f *cmdutil.Factory) *cli.Command {
 			"without --script, $UWF_MOCK_SCRIPT is used.",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "script", Usage: "the mock script `FILE`"}},
 		Action: func(c *cli.Context) error {
-			wd, err := f.Getwd()
+			env, err := builtinEnv(f)
 			if err != nil {
 				return err
 			}
-			path, err := builtins.ResolveMockScript(c.String("script"), agentkit.InvocationDir(f.Getenv, wd), f.Getenv)
+			m, err := builtins.NewMockAgent(builtins.MockFlags{Script: c.String("script")}, env)
 			if err != nil {
 				return err
 			}
-			script, err := builtins.LoadMockScript(path)
-			if err != nil {
-				return err
-			}
-			return serve(c.Context, f, &builtins.Mock{Script: script, Path: path}, c.Args().Slice())
+			return serve(c.Context, f, m, c.Args().Slice())
 		},
 	}
+}
+
+// builtinEnv is where a built-in agent run by this command runs.
+func builtinEnv(f *cmdutil.Factory) (builtins.Env, error) {
+	wd, err := f.Getwd()
+	if err != nil {
+		return builtins.Env{}, err
+	}
+	return builtins.Env{Environ: f.Environ(), Dir: wd}, nil
 }
 
 func newCmdHuman(f *cmdutil.Factory) *cli.Command {
@@ -145,7 +149,7 @@ func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "base-url", Usage: "API root `URL`, e.g. https://api.openai.com/v1"},
 			&cli.StringFlag{Name: "model", Usage: "configured model alias, or the model `NAME` to send"},
 			&cli.StringFlag{Name: "api-key-env", Usage: "environment `VARIABLE` holding the API key"},
-			&cli.DurationFlag{Name: "timeout", Usage: "bound one request", Value: 10 * time.Minute},
+			&cli.DurationFlag{Name: "timeout", Usage: "bound one request", Value: builtins.DefaultLLMTimeout},
 		},
 		Action: func(c *cli.Context) error {
 			ep, err := llmEndpoint(c, f)
@@ -158,6 +162,11 @@ func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 }
 
 func llmEndpoint(c *cli.Context, f *cmdutil.Factory) (agentkit.LLMEndpoint, error) {
+	flags := builtins.LLMFlags{BaseURL: c.String("base-url"), Model: c.String("model"),
+		APIKeyEnv: c.String("api-key-env"), Timeout: c.Duration("timeout")}
+	if flags.BaseURL != "" && flags.Model == "" {
+		return agentkit.LLMEndpoint{}, cmdutil.FlagErrorf("--base-url needs --model")
+	}
 	wd, err := f.Getwd()
 	if err != nil {
 		return agentkit.LLMEndpoint{}, err
@@ -166,34 +175,7 @@ func llmEndpoint(c *cli.Context, f *cmdutil.Factory) (agentkit.LLMEndpoint, erro
 	if err != nil {
 		return agentkit.LLMEndpoint{}, err
 	}
-	model := c.String("model")
-	var ep agentkit.LLMEndpoint
-	switch _, isAlias := cfg.Models[model]; {
-	case c.String("base-url") != "":
-		if model == "" {
-			return ep, cmdutil.FlagErrorf("--base-url needs --model")
-		}
-		ep = agentkit.LLMEndpoint{BaseURL: c.String("base-url"), Model: model}
-	case isAlias:
-		if ep, err = cfg.Endpoint(model); err != nil {
-			return ep, err
-		}
-	default:
-		if ep, err = cfg.Endpoint(""); err != nil {
-			return ep, fmt.Errorf("the llm agent has no endpoint: %w; or pass --base-url and --model", err)
-		}
-		if model != "" {
-			ep.Model = model
-		}
-	}
-	if name := c.String("api-key-env"); name != "" {
-		ep.APIKey = cfg.Secret(name)
-		if ep.APIKey == "" {
-			return ep, fmt.Errorf("--api-key-env %s: the variable is not set (nor in %s)", name, cfg.Paths().DotenvPath())
-		}
-	}
-	ep.Timeout = c.Duration("timeout")
-	return ep, nil
+	return cfg.LLMAgentEndpoint(flags)
 }
 
 // newCmdPipe parses its own flags: everything after `--` is the command,
@@ -212,108 +194,27 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 			"A preset that can resume continues the session of the thread's last step of\n" +
 			"the same role (--no-resume: always a new session).",
 		Action: func(c *cli.Context) error {
-			opts, err := parsePipeArgs(c.Args().Slice())
-			if err != nil {
-				return err
-			}
-			if opts.help {
-				return cli.ShowSubcommandHelp(c)
-			}
-			if opts.model == "" {
-				opts.model = f.Getenv(builtins.EnvPipeModel)
-			}
-			p, err := builtins.NewPipe(opts.preset, opts.command, opts.model)
+			args, err := builtins.ParsePipeArgs(c.Args().Slice())
 			if err != nil {
 				return cmdutil.FlagErrorf("%v", err)
 			}
-			p.Timeout, p.Env, p.NoResume = opts.timeout, f.Environ(), opts.noResume
-			wd, err := f.Getwd()
+			if args.Help {
+				return cli.ShowSubcommandHelp(c)
+			}
+			env, err := builtinEnv(f)
 			if err != nil {
 				return err
 			}
-			p.Dir = agentkit.InvocationDir(f.Getenv, wd)
 			if f.Supervisor != nil {
-				if p.Supervisor, err = f.Supervisor(); err != nil {
+				if env.Supervisor, err = f.Supervisor(); err != nil {
 					return fmt.Errorf("find the git-uwf executable: %w", err)
 				}
 			}
-			return serve(c.Context, f, p, opts.protocol)
+			p, err := builtins.NewPipeAgent(args, env)
+			if err != nil {
+				return cmdutil.FlagErrorf("%v", err)
+			}
+			return serve(c.Context, f, p, args.Protocol)
 		},
 	}
-}
-
-type pipeArgs struct {
-	preset, model string
-	timeout       time.Duration
-	command       []string
-	protocol      []string
-	help          bool
-	noResume      bool
-}
-
-// parsePipeArgs reads `[flags] [--] [command…] <thread-id> <role>`.
-func parsePipeArgs(args []string) (pipeArgs, error) {
-	var o pipeArgs
-	i := 0
-	value := func(name string, inline *string) (string, error) {
-		if inline != nil {
-			return *inline, nil
-		}
-		if i+1 >= len(args) {
-			return "", cmdutil.FlagErrorf("flag needs an argument: %s", name)
-		}
-		i++
-		return args[i], nil
-	}
-loop:
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			break
-		}
-		name, v, hasValue := strings.Cut(a, "=")
-		var inline *string
-		if hasValue {
-			inline = &v
-		}
-		switch name {
-		case "-h", "--help":
-			o.help = true
-			return o, nil
-		case "--no-resume":
-			o.noResume = true
-		case "--preset", "--model", "--timeout":
-			val, err := value(name, inline)
-			if err != nil {
-				return o, err
-			}
-			switch name {
-			case "--preset":
-				o.preset = val
-			case "--model":
-				o.model = val
-			default:
-				d, err := time.ParseDuration(val)
-				if err != nil || d <= 0 {
-					return o, cmdutil.FlagErrorf("--timeout %q: want a positive duration like 90s or 30m", val)
-				}
-				o.timeout = d
-			}
-		default:
-			break loop
-		}
-	}
-	rest := args[i:]
-	if len(rest) > 0 && strings.HasPrefix(rest[0], "-") && rest[0] != "-" && (i == 0 || args[i-1] != "--") {
-		return o, cmdutil.FlagErrorf("unknown flag: %s (put the command after --)", rest[0])
-	}
-	if len(rest) < 2 {
-		return o, cmdutil.FlagErrorf("missing %s (the engine appends them)", protocolUsage)
-	}
-	o.command, o.protocol = rest[:len(rest)-2], rest[len(rest)-2:]
-	return o, nil
 }
