@@ -1,5 +1,7 @@
-// Package agents holds git-uwf's built-in agents, each an agentkit.Agent
-// run by `git uwf agent <name>`:
+// Package builtins holds git-uwf's built-in agents, each an agentkit.Agent
+// run by `git uwf agent <name>`, or called by the engine inside its own
+// process (ParseCommand reads the command line the engine was given; the
+// New…Agent functions build the agent for both):
 //
 //   - Mock replays a MockScript (tests, demos, CI); the step it plays is
 //     the number of steps already in the thread.

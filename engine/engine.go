@@ -46,9 +46,10 @@ type Engine struct {
 	// it is stored (nil: the default patterns). NoRedact turns that off.
 	Redactor *agentkit.Redactor
 	NoRedact bool
-	// InProcess, when set, runs the built-in agents it accepts inside this
-	// process; every other command line is spawned.
-	InProcess InProcess
+	// SpawnBuiltins spawns this program's built-in agents as processes of
+	// their own, like any other agent command, instead of calling them
+	// inside this process (see EnvSpawnAgents).
+	SpawnBuiltins bool
 	// Invocation is the directory the user runs the command in (""
 	// means this process's working directory). Relative agent commands
 	// resolve against it, never against the step's directory, which
@@ -303,18 +304,11 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec config.A
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("agent %s has an empty command line", spec.Name)
 	}
-	var inproc InProcessAgent
-	if args, ok := BuiltinArgs(spec.Argv); e.InProcess != nil && ok {
-		inproc = e.InProcess.Agent(args)
-	}
 	invDir, err := e.invocation()
 	if err != nil {
 		return nil, err
 	}
-	if inproc == nil {
-		argv[0] = agentkit.ResolveCommand(argv[0], invDir)
-	}
-	argv = append(argv, string(t.ID), p.role)
+	agent := e.agentFor(spec, argv, invDir, t.ID, p.role)
 	edgeEnv, removeEdge, err := edgePromptEnv(e.Repo.UwfDir(), t.ID, p.prompt)
 	if err != nil {
 		return nil, err
@@ -348,24 +342,14 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec config.A
 	stderr, closeLog := e.stepLog(t, p.role, spec.Name)
 	defer closeLog()
 	started := time.Now()
-	inv := agentkit.Invocation{Command: argv[0], Args: argv[1:], Env: env, Dir: cwd,
-		Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: stderr, Supervisor: e.Supervisor}
+	call := &Call{Thread: t.ID, Role: p.role, Env: env, Dir: cwd, Repo: e.Repo,
+		Limits: agentkit.Invocation{Timeout: timeout, MaxOutput: e.MaxOutput, Stderr: stderr, Supervisor: e.Supervisor}}
 	if lock := e.Repo.ThreadLockFile(t.ID); lock != nil {
-		inv.Hold = []*os.File{lock}
+		call.Limits.Hold = []*os.File{lock}
 	}
-	var (
-		res    *agentkit.Result
-		runErr error
-	)
 	codeBefore := codeHead(ctx, cwd, e.Repo.RefFiles())
 	agentCtx, stopWatch := e.watchKill(ctx, t.ID)
-	if inproc != nil {
-		res, runErr = agentkit.RunFunc(agentCtx, inv, func(ctx context.Context, stdout, stderr io.Writer) int {
-			return inproc(ctx, AgentCall{Args: inv.Args, Env: env, Dir: cwd, Repo: e.Repo, Stdout: stdout, Stderr: stderr})
-		})
-	} else {
-		res, runErr = agentkit.Run(agentCtx, inv)
-	}
+	answer, runErr := agent.Run(agentCtx, call)
 	stopWatch()
 	completed := time.Now()
 	if err := e.checkKill(ctx, t); err != nil {
@@ -379,7 +363,8 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec config.A
 		if phase == "append" && len(nodes) == 1 {
 			a.Step = nodes[0] // valid, not appended: the next step reuses it
 		}
-		if res != nil {
+		if answer != nil && answer.Result != nil {
+			res := answer.Result
 			a.Stdout, a.Stderr, a.ExitCode = string(res.Stdout), string(res.Stderr), res.ExitCode
 		}
 		if red := e.redactor(); red != nil {
@@ -398,18 +383,15 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec config.A
 		}
 		return fe
 	}
-	var (
-		out  *agentkit.AdapterOutput
-		perr error
-	)
-	if res != nil {
-		out, perr = agentkit.ParseAdapterOutput(res.Stdout)
+	var out *agentkit.AdapterOutput
+	if answer != nil {
+		out = answer.Output
 	}
 	if runErr != nil {
 		return nil, fail("agent", runErr, failureNodes(out))
 	}
 	if out == nil {
-		return nil, fail("output", withPipeHint(perr, res.Stdout, spec.Argv), nil)
+		return nil, fail("output", answer.NoOutput, nil)
 	}
 	if out.Error != "" {
 		return nil, fail("output", errors.New(out.Error), failureNodes(out))

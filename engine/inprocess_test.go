@@ -2,217 +2,141 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/config"
 	"github.com/git-uwf/git-uwf/engine"
 )
 
-// fakeBuiltins plays `git-uwf agent test <mode>` in-process, the way the
-// test binary plays it when spawned (testAgent), and remembers the calls.
-type fakeBuiltins struct {
-	mu    sync.Mutex
-	calls []engine.AgentCall
-	asked [][]string
+const developerScript = `steps:
+  - role: developer
+    output: "---\n$status: review_needed\nsummary: scripted\nbranch: fix/1\n---\nDone."
+`
+
+// builtinSpec is a built-in agent's command line as the configuration
+// gives it.
+func builtinSpec(timeout time.Duration, argv ...string) *config.AgentSpec {
+	return &config.AgentSpec{Name: "builtin", Argv: argv, Timeout: timeout}
 }
 
-func (b *fakeBuiltins) Agent(args []string) engine.InProcessAgent {
-	b.mu.Lock()
-	b.asked = append(b.asked, args)
-	b.mu.Unlock()
-	if len(args) < 3 || args[0] != "agent" || args[1] != "test" {
-		return nil
-	}
-	mode := args[2]
-	return func(ctx context.Context, call engine.AgentCall) int {
-		b.mu.Lock()
-		b.calls = append(b.calls, call)
-		b.mu.Unlock()
-		getenv := func(k string) string {
-			for i := len(call.Env) - 1; i >= 0; i-- {
-				if key, v, ok := strings.Cut(call.Env[i], "="); ok && key == k {
-					return v
-				}
-			}
-			return ""
-		}
-		switch mode {
-		case "exit3":
-			fmt.Fprintln(call.Stderr, "model refused: quota exceeded")
-			return 3
-		case "huge":
-			chunk := strings.Repeat("x", 1<<20)
-			for i := 0; i < 300 && ctx.Err() == nil; i++ {
-				fmt.Fprint(call.Stdout, chunk)
-			}
-			return 1
-		case "hang":
-			<-ctx.Done()
-			return 1
-		case "panic":
-			panic("agent bug")
-		}
-		var replies []scripted
-		if err := json.Unmarshal([]byte(getenv("UWF_TEST_SCRIPT")), &replies); err != nil {
-			fmt.Fprintln(call.Stderr, "bad script:", err)
-			return 2
-		}
-		req, err := agentkit.RequestFromEnv(call.Args, getenv)
-		if err != nil {
-			fmt.Fprintln(call.Stderr, err)
-			return 1
-		}
-		req.Cwd = call.Dir
-		s, err := agentkit.NewSession(ctx, call.Repo, req, agentkit.Options{})
-		if err != nil {
-			fmt.Fprintln(call.Stderr, err)
-			return 1
-		}
-		out, err := agentkit.Execute(ctx, s, &scriptAgent{replies: replies}, agentkit.Options{})
-		if err != nil {
-			fmt.Fprintln(call.Stderr, err)
-			(&agentkit.AdapterOutput{Error: err.Error()}).Print(call.Stdout)
-			return 1
-		}
-		out.Print(call.Stdout)
-		return 0
-	}
-}
-
-// builtin is agent() as a built-in command line the engine may run
-// in-process.
-func builtin(mode string, script []scripted) *config.AgentSpec {
-	spec := agent(mode, script)
-	spec.Argv = []string{"git-uwf", "agent", "test", mode}
-	return spec
-}
-
-// stepNodeOf returns the head's StepNode without its clock readings.
-func stepNodeOf(t *testing.T, fx *fixture) chain.StepNode {
+// inProcessFixture is a fixture whose engine cannot spawn this program (its
+// Self does not exist), so that a built-in agent that works ran in-process.
+func inProcessFixture(t *testing.T) (*fixture, string) {
 	t.Helper()
-	th, err := fx.repo.Thread(context.Background(), fx.id)
-	if err != nil || th.Head.Step == nil {
-		t.Fatalf("head is no step: %v", err)
-	}
-	s := *th.Head.Step
-	s.StartedAtMs, s.CompletedAtMs = 0, 0
-	return s
-}
-
-// treeBesideStepNode lists the head commit's tree without the StepNode
-// blob, which differs only by the clock.
-func treeBesideStepNode(t *testing.T, fx *fixture) []string {
-	t.Helper()
-	head := string(fx.head(t))
-	node := strings.TrimSpace(chaintest.Git(t, fx.dir, "rev-parse", head+":node"))
-	var out []string
-	for _, line := range strings.Split(chaintest.Git(t, fx.dir, "ls-tree", "-r", head), "\n") {
-		if line != "" && !strings.Contains(line, node) {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-// TestInProcessMatchesSpawned: the same agent, run in-process or spawned,
-// produces the same step: the same nodes and the same tree, up to the
-// StepNode's timestamps.
-func TestInProcessMatchesSpawned(t *testing.T) {
-	ctx := context.Background()
 	fx := newFixture(t)
-	b := &fakeBuiltins{}
-	fx.eng.InProcess = b
-	start := fx.head(t)
-
-	if _, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("script", loopScript)}); err != nil {
-		t.Fatalf("spawned step: %v", err)
+	fx.eng.Self = filepath.Join(t.TempDir(), "no-such-git-uwf")
+	script := filepath.Join(fx.dir, "mock.yaml")
+	if err := os.WriteFile(script, []byte(developerScript), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if len(b.calls) != 0 {
-		t.Fatalf("a spawned command line ran in-process: %v", b.calls)
-	}
-	spawnedNode, spawnedTree := stepNodeOf(t, fx), treeBesideStepNode(t, fx)
-
-	chaintest.Git(t, fx.dir, "update-ref", fx.id.Ref(), string(start))
-	res, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: builtin("script", loopScript)})
-	if err != nil {
-		t.Fatalf("in-process step: %v", err)
-	}
-	if len(b.calls) != 1 {
-		t.Fatalf("%d in-process calls, want 1", len(b.calls))
-	}
-	if res.Role != "developer" || res.Status != chain.StatusIdle {
-		t.Fatalf("result %+v", res)
-	}
-	if got := stepNodeOf(t, fx); fmt.Sprint(got) != fmt.Sprint(spawnedNode) {
-		t.Errorf("StepNode in-process %+v\nspawned %+v", got, spawnedNode)
-	}
-	if got := treeBesideStepNode(t, fx); !slices.Equal(got, spawnedTree) {
-		t.Errorf("tree in-process:\n%s\nspawned:\n%s", strings.Join(got, "\n"), strings.Join(spawnedTree, "\n"))
-	}
-
-	// The call carried what a spawned agent's process gets.
-	call := b.calls[0]
-	if call.Repo != fx.repo || call.Dir != fx.dir {
-		t.Errorf("call repo %p dir %q, want %p %q", call.Repo, call.Dir, fx.repo, fx.dir)
-	}
-	if n := len(call.Args); n < 2 || call.Args[n-2] != string(fx.id) || call.Args[n-1] != "developer" || call.Args[0] != "agent" {
-		t.Errorf("args %q", call.Args)
-	}
-	for _, want := range []string{agentkit.EnvThread + "=" + string(fx.id), agentkit.EnvRole + "=developer",
-		agentkit.EnvHead + "=" + string(start), "GIT_DIR=" + fx.repo.Info.GitDir, "UWF_TEST_AGENT=script",
-		agentkit.EnvEdgePrompt + "=Implement the task."} {
-		if !slices.Contains(call.Env, want) {
-			t.Errorf("environment lacks %q", want)
-		}
-	}
-	chaintest.Fsck(t, fx.dir)
+	return fx, script
 }
 
-// TestInProcessFailures: an in-process agent fails the way a spawned one
-// does: the head stays, the attempt is recorded with its output.
-func TestInProcessFailures(t *testing.T) {
+// TestBuiltinInProcess: the built-in agents are called inside the engine's
+// process, whichever way the command line names this program, and are
+// spawned with SpawnBuiltins.
+func TestBuiltinInProcess(t *testing.T) {
+	for _, prefix := range [][]string{{"git-uwf"}, {"git", "uwf"}} {
+		t.Run(strings.Join(prefix, " "), func(t *testing.T) {
+			fx, script := inProcessFixture(t)
+			argv := append(prefix, "agent", "mock", "--script", script)
+			res, err := fx.eng.Step(context.Background(), fx.id, engine.StepOptions{Agent: builtinSpec(0, argv...)})
+			if err != nil {
+				t.Fatalf("step: %v", err)
+			}
+			if res.Role != "developer" || res.Agent != "mock" || res.Output["summary"] != "scripted" || res.Status != chain.StatusIdle {
+				t.Fatalf("result %+v", res)
+			}
+			chaintest.Fsck(t, fx.dir)
+		})
+	}
+	t.Run("spawned", func(t *testing.T) {
+		fx, script := inProcessFixture(t)
+		fx.eng.SpawnBuiltins = true
+		before := fx.head(t)
+		_, err := fx.eng.Step(context.Background(), fx.id, engine.StepOptions{Agent: builtinSpec(0, "git-uwf", "agent", "mock", "--script", script)})
+		var fe *engine.StepFailedError
+		if !errors.As(err, &fe) || fe.Phase != "agent" || !strings.Contains(err.Error(), "no-such-git-uwf") {
+			t.Fatalf("want the spawn of the missing executable to fail, got %v", err)
+		}
+		if fx.head(t) != before {
+			t.Fatal("head moved")
+		}
+	})
+}
+
+// TestBuiltinSpawnedWhenNotPlain: command lines the built-in parser does
+// not take on (the human agent, help, unknown flags, global flags, stray
+// arguments) are spawned, so the command itself handles them.
+func TestBuiltinSpawnedWhenNotPlain(t *testing.T) {
+	tests := [][]string{
+		{"git-uwf", "agent", "human"},
+		{"git-uwf", "agent", "mock", "--colour"},
+		{"git-uwf", "agent", "mock", "--script"},
+		{"git-uwf", "agent", "mock", "-h"},
+		{"git-uwf", "agent", "mock", "extra"},
+		{"git-uwf", "-C", "sub", "agent", "mock"},
+		{"git-uwf", "agent", "pipe", "--help"},
+		{"git-uwf", "agent", "pipe", "--colour", "sh"},
+		{"git-uwf", "agent", "llm", "--base-url", "http://127.0.0.1:1"},
+		{"git-uwf", "agent", "llm", "--timeout", "soon"},
+	}
+	for _, argv := range tests {
+		t.Run(strings.Join(argv[1:], " "), func(t *testing.T) {
+			fx, _ := inProcessFixture(t)
+			_, err := fx.eng.Step(context.Background(), fx.id, engine.StepOptions{Agent: builtinSpec(0, argv...)})
+			var fe *engine.StepFailedError
+			if !errors.As(err, &fe) || fe.Phase != "agent" || !strings.Contains(err.Error(), "no such file") {
+				t.Fatalf("want a spawn of the missing executable, got %v", err)
+			}
+		})
+	}
+}
+
+// TestBuiltinInProcessFailures: a built-in agent called in-process fails
+// the way the spawned command does: the head stays, and the attempt keeps
+// the exit status, the stderr and the AdapterOutput line the command
+// prints.
+func TestBuiltinInProcessFailures(t *testing.T) {
 	tests := []struct {
 		name    string
-		spec    *config.AgentSpec
+		argv    []string
+		timeout time.Duration
 		cancel  bool
 		want    string
 		is      error
 		stderr  string
-		maxTime time.Duration
+		stdout  string
 	}{
-		{name: "exits non-zero", spec: builtin("exit3", nil), want: "exited with status 3: model refused", stderr: "quota exceeded"},
-		{name: "prints 300 MB", spec: builtin("huge", nil), want: "output too large", is: agentkit.ErrOutputTooLarge},
-		{name: "never ends", spec: func() *config.AgentSpec { s := builtin("hang", nil); s.Timeout = 200 * time.Millisecond; return s }(),
+		{name: "agent fails", argv: []string{"git-uwf", "agent", "pipe", "--", "sh", "-c", "cat >/dev/null; echo quota exceeded >&2; exit 3"},
+			want: "exited with status 1: error: agent pipe:sh: ", stderr: "quota exceeded", stdout: `"error":"agent pipe:sh:`},
+		{name: "usage error", argv: []string{"git-uwf", "agent", "pipe", "--preset", "nope"},
+			want: `exited with status 2: error: unknown pipe preset "nope"`, stderr: "run 'git uwf agent pipe -h' for usage"},
+		{name: "no script", argv: []string{"git-uwf", "agent", "mock"}, want: "exited with status 1: error: the mock agent needs a script"},
+		{name: "never ends", argv: []string{"git-uwf", "agent", "pipe", "--", "sleep", "30"}, timeout: 200 * time.Millisecond,
 			want: "timed out after 200ms", is: context.DeadlineExceeded},
-		{name: "interrupted", spec: builtin("hang", nil), cancel: true, want: "stopped: context canceled", is: context.Canceled},
-		{name: "panics", spec: builtin("panic", nil), want: "exited with status 2", stderr: "panic: agent bug"},
-		{name: "invalid output", spec: builtin("script", []scripted{{"developer", "---\n$status: wrong\n---\nnope"}}), want: "no valid frontmatter"},
+		{name: "interrupted", argv: []string{"git-uwf", "agent", "pipe", "--", "sleep", "30"}, cancel: true,
+			want: "stopped: context canceled", is: context.Canceled},
+		{name: "invalid output", argv: []string{"git-uwf", "agent", "pipe", "--", "sh", "-c", "cat >/dev/null; echo '---'; echo '$status: wrong'; echo '---'"},
+			want: "no valid frontmatter", stdout: `"nodes":["`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			fx := newFixture(t)
-			fx.eng.InProcess = &fakeBuiltins{}
+			fx, _ := inProcessFixture(t)
 			before := fx.head(t)
 			if tt.cancel {
-				time.AfterFunc(100*time.Millisecond, cancel)
+				time.AfterFunc(200*time.Millisecond, cancel)
 			}
-			start := time.Now()
-			_, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: tt.spec})
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("took %s", d)
-			}
+			_, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: builtinSpec(tt.timeout, tt.argv...)})
 			var fe *engine.StepFailedError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("want a StepFailedError containing %q, got %v", tt.want, err)
@@ -228,16 +152,17 @@ func TestInProcessFailures(t *testing.T) {
 			if err != nil || len(atts) != 1 || atts[0].Commit != fe.Attempt {
 				t.Fatalf("attempt not recorded: %+v %v", atts, err)
 			}
-			if tt.stderr != "" {
-				stderr, err := fx.repo.Store.Expand(atts[0].Node.Stderr)
-				if err != nil || !strings.Contains(fmt.Sprint(stderr), tt.stderr) {
-					t.Errorf("attempt stderr %v (%v), want %q", stderr, err, tt.stderr)
+			for stream, want := range map[string]string{"stderr": tt.stderr, "stdout": tt.stdout} {
+				if want == "" {
+					continue
 				}
-			}
-			if tt.is == agentkit.ErrOutputTooLarge {
-				stdout, err := fx.repo.Store.Expand(atts[0].Node.Stdout)
-				if n := len(fmt.Sprint(stdout)); err != nil || int64(n) > fx.eng.MaxOutput+100 {
-					t.Errorf("attempt keeps %d bytes of stdout (%v), cap %d", n, err, fx.eng.MaxOutput)
+				ref := atts[0].Node.Stderr
+				if stream == "stdout" {
+					ref = atts[0].Node.Stdout
+				}
+				got, err := fx.repo.Store.Expand(ref)
+				if err != nil || !strings.Contains(strings.ReplaceAll(toString(got), `\"`, `"`), want) {
+					t.Errorf("attempt %s %v (%v), want %q", stream, got, err, want)
 				}
 			}
 			chaintest.Fsck(t, fx.dir)
@@ -245,22 +170,9 @@ func TestInProcessFailures(t *testing.T) {
 	}
 }
 
-// TestInProcessOnlyForBuiltins: only "git-uwf …" and "git uwf …" command
-// lines are offered to InProcess, with the program name taken off.
-func TestInProcessOnlyForBuiltins(t *testing.T) {
-	ctx := context.Background()
-	fx := newFixture(t)
-	b := &fakeBuiltins{}
-	fx.eng.InProcess = b
-	spec := builtin("script", loopScript)
-	spec.Argv = []string{"git", "uwf", "agent", "test", "script"}
-	if _, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: spec}); err != nil {
-		t.Fatalf("git uwf …: %v", err)
+func toString(v any) string {
+	if s, ok := v.(string); ok {
+		return s
 	}
-	if _, err := fx.eng.Step(ctx, fx.id, engine.StepOptions{Agent: agent("script", loopScript)}); err != nil {
-		t.Fatalf("external command: %v", err)
-	}
-	if len(b.asked) != 1 || !slices.Equal(b.asked[0], []string{"agent", "test", "script"}) || len(b.calls) != 1 {
-		t.Fatalf("asked %q, %d calls", b.asked, len(b.calls))
-	}
+	return ""
 }

@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/agentkit"
@@ -25,7 +22,7 @@ func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 			&cli.StringFlag{Name: "base-url", Usage: "API root `URL`, e.g. https://api.openai.com/v1"},
 			&cli.StringFlag{Name: "model", Usage: "configured model alias, or the model `NAME` to send"},
 			&cli.StringFlag{Name: "api-key-env", Usage: "environment `VARIABLE` holding the API key"},
-			&cli.DurationFlag{Name: "timeout", Usage: "bound one request", Value: 10 * time.Minute},
+			&cli.DurationFlag{Name: "timeout", Usage: "bound one request", Value: builtins.DefaultLLMTimeout},
 		},
 		Action: func(c *cli.Context) error {
 			ep, err := llmEndpoint(c, f)
@@ -38,6 +35,11 @@ func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 }
 
 func llmEndpoint(c *cli.Context, f *cmdutil.Factory) (agentkit.LLMEndpoint, error) {
+	flags := builtins.LLMFlags{BaseURL: c.String("base-url"), Model: c.String("model"),
+		APIKeyEnv: c.String("api-key-env"), Timeout: c.Duration("timeout")}
+	if flags.BaseURL != "" && flags.Model == "" {
+		return agentkit.LLMEndpoint{}, cmdutil.FlagErrorf("--base-url needs --model")
+	}
 	wd, err := f.Getwd()
 	if err != nil {
 		return agentkit.LLMEndpoint{}, err
@@ -46,32 +48,5 @@ func llmEndpoint(c *cli.Context, f *cmdutil.Factory) (agentkit.LLMEndpoint, erro
 	if err != nil {
 		return agentkit.LLMEndpoint{}, err
 	}
-	model := c.String("model")
-	var ep agentkit.LLMEndpoint
-	switch _, isAlias := cfg.Models[model]; {
-	case c.String("base-url") != "":
-		if model == "" {
-			return ep, cmdutil.FlagErrorf("--base-url needs --model")
-		}
-		ep = agentkit.LLMEndpoint{BaseURL: c.String("base-url"), Model: model}
-	case isAlias:
-		if ep, err = cfg.Endpoint(model); err != nil {
-			return ep, err
-		}
-	default:
-		if ep, err = cfg.Endpoint(""); err != nil {
-			return ep, fmt.Errorf("the llm agent has no endpoint: %w; or pass --base-url and --model", err)
-		}
-		if model != "" {
-			ep.Model = model
-		}
-	}
-	if name := c.String("api-key-env"); name != "" {
-		ep.APIKey = cfg.Secret(name)
-		if ep.APIKey == "" {
-			return ep, fmt.Errorf("--api-key-env %s: the variable is not set (nor in %s)", name, cfg.Paths().DotenvPath())
-		}
-	}
-	ep.Timeout = c.Duration("timeout")
-	return ep, nil
+	return cfg.LLMAgentEndpoint(flags)
 }

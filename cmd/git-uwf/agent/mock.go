@@ -3,7 +3,6 @@ package agent
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
@@ -20,19 +19,24 @@ func newCmdMock(f *cmdutil.Factory) *cli.Command {
 			"without --script, $UWF_MOCK_SCRIPT is used.",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "script", Usage: "the mock script `FILE`"}},
 		Action: func(c *cli.Context) error {
-			wd, err := f.Getwd()
+			env, err := builtinEnv(f)
 			if err != nil {
 				return err
 			}
-			path, err := builtins.ResolveMockScript(c.String("script"), agentkit.InvocationDir(f.Getenv, wd), f.Getenv)
+			m, err := builtins.NewMockAgent(builtins.MockFlags{Script: c.String("script")}, env)
 			if err != nil {
 				return err
 			}
-			script, err := builtins.LoadMockScript(path)
-			if err != nil {
-				return err
-			}
-			return serve(c.Context, f, &builtins.Mock{Script: script, Path: path}, c.Args().Slice())
+			return serve(c.Context, f, m, c.Args().Slice())
 		},
 	}
+}
+
+// builtinEnv is where a built-in agent run by this command runs.
+func builtinEnv(f *cmdutil.Factory) (builtins.Env, error) {
+	wd, err := f.Getwd()
+	if err != nil {
+		return builtins.Env{}, err
+	}
+	return builtins.Env{Environ: f.Environ(), Dir: wd}, nil
 }

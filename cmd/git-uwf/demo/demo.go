@@ -19,7 +19,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/engine"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
@@ -122,7 +121,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 		return err
 	}
 	// The built-in mock runs inside this process, as `thread step` runs it.
-	eng := &engine.Engine{Repo: repo, Self: self, InProcess: agent.InProcess(f)}
+	eng := &engine.Engine{Repo: repo, Self: self, SpawnBuiltins: f.Getenv(engine.EnvSpawnAgents) == "1"}
 	mock := &config.AgentSpec{Name: "mock", Argv: []string{"git-uwf", "agent", "mock", "--script", scriptPath}}
 	for i := 0; i < 20; i++ {
 		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: mock})

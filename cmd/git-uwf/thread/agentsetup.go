@@ -9,7 +9,6 @@ import (
 
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
-	"github.com/git-uwf/git-uwf/cmd/git-uwf/agent"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/config"
 	"github.com/git-uwf/git-uwf/engine"
@@ -33,7 +32,7 @@ func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, 
 		return nil, nil, nil, err
 	}
 	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
-		InProcess: agent.InProcess(f), Invocation: wd, Kill: engine.NewKillFlags(repo)}
+		SpawnBuiltins: f.Getenv(engine.EnvSpawnAgents) == "1", Invocation: wd, Kill: engine.NewKillFlags(repo)}
 	if f.Supervisor != nil {
 		if eng.Supervisor, err = f.Supervisor(); err != nil {
 			return nil, nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)
