@@ -16,6 +16,7 @@ import (
 	"github.com/kballard/go-shellquote"
 
 	"github.com/git-uwf/git-uwf/agentkit"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // maxEchoedAnswer bounds the previous answer quoted in a correction that
@@ -346,15 +347,7 @@ func stderrJSONError(stderr []byte) string {
 
 // snippet is the start of s on one line, at most 300 bytes.
 func snippet(s string) string {
-	s = oneLine(s)
-	if len(s) > 300 {
-		s = s[:300]
-		for len(s) > 0 && !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-		s += "…"
-	}
-	return s
+	return text.ClipBytes(oneLine(s), 300)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"io"
 	"maps"
 	"slices"
@@ -125,7 +126,7 @@ func writeStep(b *strings.Builder, st Step) {
 	if len(fields) > 0 {
 		b.WriteString("| field | value |\n|---|---|\n")
 		for _, k := range fields {
-			fmt.Fprintf(b, "| %s | %s |\n", tableCode(k), cell(clip(fmt.Sprint(st.Output[k]), 300)))
+			fmt.Fprintf(b, "| %s | %s |\n", tableCode(k), cell(text.Clip(fmt.Sprint(st.Output[k]), 300)))
 		}
 		b.WriteString("\n")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // threadOf renders a line: its task, its whole path with the steps that
@@ -65,7 +66,7 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 			continue // made on a line this thread no longer holds
 		}
 		out.FailedAttempts = append(out.FailedAttempts, Attempt{Commit: a.Commit.String(), After: after, Role: a.Node.Role,
-			Agent: a.Node.Agent, Phase: a.Node.Phase, Error: clip(oneLine(a.Node.Error), 300), Time: a.Time.UTC()})
+			Agent: a.Node.Agent, Phase: a.Node.Phase, Error: text.Clip(oneLine(a.Node.Error), 300), Time: a.Time.UTC()})
 	}
 	slices.Reverse(out.FailedAttempts) // oldest first, like the path
 	for _, fl := range ln.family.lines {
@@ -85,7 +86,7 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 func summaryOf(output map[string]any) string {
 	for _, key := range []string{"summary", "title", "reason", "comments", "plan"} {
 		if v, ok := output[key].(string); ok && strings.TrimSpace(v) != "" {
-			return clip(oneLine(v), 100)
+			return text.Clip(oneLine(v), 100)
 		}
 	}
 	return ""
@@ -95,7 +96,7 @@ func firstLine(body string) string {
 	for l := range strings.SplitSeq(body, "\n") {
 		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#>*- "))
 		if l != "" && l != "---" {
-			return clip(l, 100)
+			return text.Clip(l, 100)
 		}
 	}
 	return ""
