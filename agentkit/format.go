@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/git-uwf/git-uwf/internal/text"
 	"gopkg.in/yaml.v3"
 )
 
@@ -202,7 +203,7 @@ func (w schemaWalker) variants(schema map[string]any) (string, []variantSpec) {
 			for _, n := range names {
 				fields = append(fields, fieldSpec{name: n, schema: sh.props[n], required: sh.required[n]})
 			}
-			out[i] = variantSpec{value: values[i], description: oneLine(describe(list[i])), fields: fields}
+			out[i] = variantSpec{value: values[i], description: text.OneLine(describe(list[i])), fields: fields}
 		}
 		return disc, out
 	}
@@ -438,7 +439,7 @@ func writeFieldList(b *strings.Builder, w schemaWalker, fields []fieldSpec) {
 		}
 		s := w.nonNull(f.schema, 0)
 		var notes []string
-		if d := oneLine(describe(s)); d != "" {
+		if d := text.OneLine(describe(s)); d != "" {
 			notes = append(notes, d)
 		}
 		if s != nil {
@@ -483,10 +484,6 @@ func describe(s map[string]any) string {
 		return t
 	}
 	return ""
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // yamlScalar renders v as a one-line YAML value.

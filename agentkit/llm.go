@@ -131,7 +131,7 @@ func chatComplete(ctx context.Context, ep LLMEndpoint, system, user string, form
 
 // excerpt returns the start of an HTTP body as one short line.
 func excerpt(body []byte) string {
-	s := oneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
+	s := text.OneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
 	if s == "" {
 		return "(empty body)"
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -821,13 +822,13 @@ func aliasOrNull(a *objects.Alias) string {
 func summarize(body string, output map[string]any) string {
 	for _, key := range []string{"summary", "title", "reason", "comments", "plan"} {
 		if v, ok := output[key].(string); ok && strings.TrimSpace(v) != "" {
-			return oneLine(v, 72)
+			return text.Clip(text.OneLine(v), 72)
 		}
 	}
 	for _, line := range strings.Split(body, "\n") {
 		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*- "))
 		if line != "" && line != "---" {
-			return oneLine(line, 72)
+			return text.Clip(text.OneLine(line), 72)
 		}
 	}
 	return ""

@@ -66,7 +66,7 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 			continue // made on a line this thread no longer holds
 		}
 		out.FailedAttempts = append(out.FailedAttempts, Attempt{Commit: a.Commit.String(), After: after, Role: a.Node.Role,
-			Agent: a.Node.Agent, Phase: a.Node.Phase, Error: text.Clip(oneLine(a.Node.Error), 300), Time: a.Time.UTC()})
+			Agent: a.Node.Agent, Phase: a.Node.Phase, Error: text.Clip(text.OneLine(a.Node.Error), 300), Time: a.Time.UTC()})
 	}
 	slices.Reverse(out.FailedAttempts) // oldest first, like the path
 	for _, fl := range ln.family.lines {
@@ -86,7 +86,7 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 func summaryOf(output map[string]any) string {
 	for _, key := range []string{"summary", "title", "reason", "comments", "plan"} {
 		if v, ok := output[key].(string); ok && strings.TrimSpace(v) != "" {
-			return text.Clip(oneLine(v), 100)
+			return text.Clip(text.OneLine(v), 100)
 		}
 	}
 	return ""
