@@ -13,6 +13,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/graph"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -129,10 +130,10 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 		r := w.Roles[name]
 		fmt.Fprintf(&sb, "  %s", name)
 		if r.Description != "" {
-			fmt.Fprintf(&sb, " — %s", cmdutil.FirstLine(r.Description, 72))
+			fmt.Fprintf(&sb, " — %s", text.FirstLine(r.Description, 72))
 		}
 		sb.WriteString("\n")
-		if g := cmdutil.FirstLine(r.Goal, 72); g != "" {
+		if g := text.FirstLine(r.Goal, 72); g != "" {
 			fmt.Fprintf(&sb, "    goal:     %s\n", g)
 		}
 		if w.Form == moderator.StatusMap {
@@ -156,7 +157,7 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 			arrow = "--" + l + "-->"
 		}
 		fmt.Fprintf(&sb, "  %s %s %s", e.From, arrow, e.To)
-		if p := cmdutil.FirstLine(e.Prompt, 60); p != "" {
+		if p := text.FirstLine(e.Prompt, 60); p != "" {
 			fmt.Fprintf(&sb, ": %q", p)
 		}
 		sb.WriteString("\n")
