@@ -3,6 +3,8 @@ package agentkit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,7 +101,7 @@ func (w schemaWalker) addShape(sh *objectShape, s map[string]any, depth int) {
 		return
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
-		for _, name := range sortedKeys(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			p, _ := props[name].(map[string]any)
 			if _, seen := sh.props[name]; !seen {
 				sh.names = append(sh.names, name)

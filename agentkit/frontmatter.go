@@ -33,9 +33,10 @@ package agentkit
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -472,7 +473,7 @@ func (w schemaWalker) collectFields(s map[string]any, seen map[string]bool, out 
 		return
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
-		for _, name := range sortedKeys(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if !seen[name] {
 				seen[name] = true
 				*out = append(*out, name)
@@ -518,15 +519,6 @@ func schemaList(v any) []map[string]any {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ExtractOutput parses the frontmatter of an agent's response and keeps only

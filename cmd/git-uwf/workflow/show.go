@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -146,7 +147,7 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 	}
 	if len(w.Conditions) > 0 {
 		fmt.Fprintf(&sb, "\nconditions:\n")
-		for _, name := range sortedKeys(w.Conditions) {
+		for _, name := range slices.Sorted(maps.Keys(w.Conditions)) {
 			fmt.Fprintf(&sb, "  %s: %s\n", name, w.Conditions[name].Expression)
 		}
 	}
