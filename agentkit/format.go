@@ -93,14 +93,8 @@ func (w schemaWalker) shape(s map[string]any, depth int) objectShape {
 }
 
 func (w schemaWalker) addShape(sh *objectShape, s map[string]any, depth int) {
-	if depth > maxSchemaDepth {
-		return
-	}
-	s = w.resolve(s)
-	if s == nil {
-		return
-	}
-	if props, ok := s["properties"].(map[string]any); ok {
+	for part := range w.parts(s, depth, allOfKeys) {
+		props, _ := part["properties"].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			p, _ := props[name].(map[string]any)
 			if _, seen := sh.props[name]; !seen {
@@ -108,12 +102,9 @@ func (w schemaWalker) addShape(sh *objectShape, s map[string]any, depth int) {
 			}
 			sh.props[name] = p
 		}
-	}
-	for _, r := range stringList(s["required"]) {
-		sh.required[r] = true
-	}
-	for _, part := range schemaList(s["allOf"]) {
-		w.addShape(sh, part, depth+1)
+		for _, r := range stringList(part["required"]) {
+			sh.required[r] = true
+		}
 	}
 }
 
