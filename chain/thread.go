@@ -13,7 +13,6 @@ import (
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
-	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -581,7 +580,7 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	}
 	summary := opts.Summary
 	if summary == "" {
-		summary = summarize(opts.Body, output)
+		summary = Summarize(opts.Body, output, 72)
 	}
 	subject := fmt.Sprintf("%s: %s", sn.Role, status)
 	if summary != "" {
@@ -815,23 +814,6 @@ func aliasOrNull(a *objects.Alias) string {
 		return "the start"
 	}
 	return string(*a)
-}
-
-// summarize picks a one-line summary: the body's first meaningful line or a
-// short "summary"-like output field.
-func summarize(body string, output map[string]any) string {
-	for _, key := range []string{"summary", "title", "reason", "comments", "plan"} {
-		if v, ok := output[key].(string); ok && strings.TrimSpace(v) != "" {
-			return text.Clip(text.OneLine(v), 72)
-		}
-	}
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*- "))
-		if line != "" && line != "---" {
-			return text.Clip(text.OneLine(line), 72)
-		}
-	}
-	return ""
 }
 
 // textNode reads a text node that is not (yet) in any commit.
