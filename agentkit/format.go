@@ -3,9 +3,12 @@ package agentkit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/git-uwf/git-uwf/internal/text"
 	"gopkg.in/yaml.v3"
 )
 
@@ -90,27 +93,18 @@ func (w schemaWalker) shape(s map[string]any, depth int) objectShape {
 }
 
 func (w schemaWalker) addShape(sh *objectShape, s map[string]any, depth int) {
-	if depth > maxSchemaDepth {
-		return
-	}
-	s = w.resolve(s)
-	if s == nil {
-		return
-	}
-	if props, ok := s["properties"].(map[string]any); ok {
-		for _, name := range sortedKeys(props) {
+	for part := range w.parts(s, depth, allOfKeys) {
+		props, _ := part["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			p, _ := props[name].(map[string]any)
 			if _, seen := sh.props[name]; !seen {
 				sh.names = append(sh.names, name)
 			}
 			sh.props[name] = p
 		}
-	}
-	for _, r := range stringList(s["required"]) {
-		sh.required[r] = true
-	}
-	for _, part := range schemaList(s["allOf"]) {
-		w.addShape(sh, part, depth+1)
+		for _, r := range stringList(part["required"]) {
+			sh.required[r] = true
+		}
 	}
 }
 
@@ -202,7 +196,7 @@ func (w schemaWalker) variants(schema map[string]any) (string, []variantSpec) {
 			for _, n := range names {
 				fields = append(fields, fieldSpec{name: n, schema: sh.props[n], required: sh.required[n]})
 			}
-			out[i] = variantSpec{value: values[i], description: oneLine(describe(list[i])), fields: fields}
+			out[i] = variantSpec{value: values[i], description: text.OneLine(describe(list[i])), fields: fields}
 		}
 		return disc, out
 	}
@@ -438,7 +432,7 @@ func writeFieldList(b *strings.Builder, w schemaWalker, fields []fieldSpec) {
 		}
 		s := w.nonNull(f.schema, 0)
 		var notes []string
-		if d := oneLine(describe(s)); d != "" {
+		if d := text.OneLine(describe(s)); d != "" {
 			notes = append(notes, d)
 		}
 		if s != nil {
@@ -483,10 +477,6 @@ func describe(s map[string]any) string {
 		return t
 	}
 	return ""
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // yamlScalar renders v as a one-line YAML value.

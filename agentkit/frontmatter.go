@@ -33,9 +33,11 @@ package agentkit
 
 import (
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -464,24 +466,13 @@ func (w schemaWalker) lookup(ref string) map[string]any {
 }
 
 func (w schemaWalker) collectFields(s map[string]any, seen map[string]bool, out *[]string, depth int) {
-	if depth > maxSchemaDepth {
-		return
-	}
-	s = w.resolve(s)
-	if s == nil {
-		return
-	}
-	if props, ok := s["properties"].(map[string]any); ok {
-		for _, name := range sortedKeys(props) {
+	for part := range w.parts(s, depth, variantKeys) {
+		props, _ := part["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if !seen[name] {
 				seen[name] = true
 				*out = append(*out, name)
 			}
-		}
-	}
-	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
-		for _, v := range schemaList(s[key]) {
-			w.collectFields(v, seen, out, depth+1)
 		}
 	}
 }
@@ -489,24 +480,50 @@ func (w schemaWalker) collectFields(s map[string]any, seen map[string]bool, out 
 // declaresProperties reports whether s or any of its variants has a
 // "properties" keyword.
 func (w schemaWalker) declaresProperties(s map[string]any, depth int) bool {
-	if depth > maxSchemaDepth {
-		return false
-	}
-	s = w.resolve(s)
-	if s == nil {
-		return false
-	}
-	if _, ok := s["properties"].(map[string]any); ok {
-		return true
-	}
-	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
-		for _, v := range schemaList(s[key]) {
-			if w.declaresProperties(v, depth+1) {
-				return true
-			}
+	for part := range w.parts(s, depth, variantKeys) {
+		if _, ok := part["properties"].(map[string]any); ok {
+			return true
 		}
 	}
 	return false
+}
+
+// The keywords whose subschemas parts descends into: allOfKeys for what an
+// object is made of, variantKeys for everything it may be.
+var (
+	allOfKeys   = []string{"allOf"}
+	variantKeys = []string{"allOf", "anyOf", "oneOf"}
+)
+
+// parts yields s and then, depth first and in order, the subschemas under
+// keys, each with its local $refs resolved; it stops maxSchemaDepth levels
+// below depth.
+func (w schemaWalker) parts(s map[string]any, depth int, keys []string) iter.Seq[map[string]any] {
+	return func(yield func(map[string]any) bool) {
+		w.walk(s, depth, keys, yield)
+	}
+}
+
+// walk is parts' recursion; it reports whether to go on.
+func (w schemaWalker) walk(s map[string]any, depth int, keys []string, yield func(map[string]any) bool) bool {
+	if depth > maxSchemaDepth {
+		return true
+	}
+	s = w.resolve(s)
+	if s == nil {
+		return true
+	}
+	if !yield(s) {
+		return false
+	}
+	for _, key := range keys {
+		for _, sub := range schemaList(s[key]) {
+			if !w.walk(sub, depth+1, keys, yield) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func schemaList(v any) []map[string]any {
@@ -518,15 +535,6 @@ func schemaList(v any) []map[string]any {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ExtractOutput parses the frontmatter of an agent's response and keeps only

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"io"
 	"os"
 	"strings"
@@ -121,21 +122,10 @@ func lastLine(s string) string {
 	lines := strings.Split(s, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
-			return truncateUTF8(l, 300)
+			return text.ClipBytes(l, 300)
 		}
 	}
 	return ""
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a rune.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // tailUTF8 returns the last n bytes of b as valid UTF-8.

@@ -22,7 +22,7 @@ func TestAgentErrorMessage(t *testing.T) {
 		{"timeout", &AgentError{Command: "x", TimedOut: true, Timeout: 2 * time.Second, StderrTail: "noise", Err: context.DeadlineExceeded}, `agent "x" timed out after 2s`, context.DeadlineExceeded},
 		{"cancel", &AgentError{Command: "x", Err: context.Canceled}, `agent "x" stopped: context canceled`, context.Canceled},
 		{"overflow", &AgentError{Command: "x", Err: ErrOutputTooLarge}, `agent "x": output too large`, ErrOutputTooLarge},
-		{"long line", &AgentError{Command: "x", ExitCode: 1, StderrTail: strings.Repeat("é", 400)}, `agent "x" exited with status 1: ` + strings.Repeat("é", 150) + "…", nil},
+		{"long line", &AgentError{Command: "x", ExitCode: 1, StderrTail: strings.Repeat("é", 400)}, `agent "x" exited with status 1: ` + strings.Repeat("é", 148) + "…", nil}, // 300 bytes at most, the mark included
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"io"
 	"math"
 	"net/http"
@@ -120,7 +121,7 @@ func chatComplete(ctx context.Context, ep LLMEndpoint, system, user string, form
 		return "", fmt.Errorf("chat completion %s: HTTP %d with an unreadable body (%v): %s", url, resp.StatusCode, err, excerpt(body))
 	}
 	if cr.Error != nil && cr.Error.Message != "" {
-		return "", fmt.Errorf("chat completion %s: HTTP %d: error from server: %s", url, resp.StatusCode, truncateUTF8(cr.Error.Message, 300))
+		return "", fmt.Errorf("chat completion %s: HTTP %d: error from server: %s", url, resp.StatusCode, text.ClipBytes(cr.Error.Message, 300))
 	}
 	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil {
 		return "", fmt.Errorf("chat completion %s: HTTP %d: no message content in response: %s", url, resp.StatusCode, excerpt(body))
@@ -130,11 +131,11 @@ func chatComplete(ctx context.Context, ep LLMEndpoint, system, user string, form
 
 // excerpt returns the start of an HTTP body as one short line.
 func excerpt(body []byte) string {
-	s := oneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
+	s := text.OneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
 	if s == "" {
 		return "(empty body)"
 	}
-	return truncateUTF8(s, 200)
+	return text.ClipBytes(s, 200)
 }
 
 // LLMExtract asks the model at ep to turn an agent's free-form answer into

@@ -3,6 +3,7 @@ package agentkit
 import (
 	"strings"
 
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -26,7 +27,7 @@ func RolePrompt(role *moderator.Role) string {
 	sections = appendSection(sections, "## Goal", role.Goal)
 	var caps []string
 	for _, c := range role.Capabilities {
-		if c = oneLine(c); c != "" {
+		if c = text.OneLine(c); c != "" {
 			caps = append(caps, "- "+c)
 		}
 	}

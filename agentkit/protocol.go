@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/objects"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -130,7 +131,7 @@ func ParseAdapterOutput(stdout []byte) (*AdapterOutput, error) {
 		return &AdapterOutput{StepHash: string(a)}, nil
 	}
 	if len(line) == 0 || line[0] != '{' {
-		return nil, fmt.Errorf("%w: last stdout line is neither a step alias nor a JSON object: %q", ErrNoAdapterOutput, clip(string(line), 120))
+		return nil, fmt.Errorf("%w: last stdout line is neither a step alias nor a JSON object: %q", ErrNoAdapterOutput, text.Clip(string(line), 120))
 	}
 	var out AdapterOutput
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -141,10 +142,10 @@ func ParseAdapterOutput(stdout []byte) (*AdapterOutput, error) {
 		return &out, nil
 	}
 	if _, err := objects.ParseAlias(out.StepHash); err != nil {
-		return nil, fmt.Errorf("%w: stepHash %q is not a valid alias", ErrNoAdapterOutput, clip(out.StepHash, 40))
+		return nil, fmt.Errorf("%w: stepHash %q is not a valid alias", ErrNoAdapterOutput, text.Clip(out.StepHash, 40))
 	}
 	if out.StepOID != "" && !plumbing.IsHash(out.StepOID) {
-		return nil, fmt.Errorf("%w: stepOid %q is not an object id", ErrNoAdapterOutput, clip(out.StepOID, 60))
+		return nil, fmt.Errorf("%w: stepOid %q is not an object id", ErrNoAdapterOutput, text.Clip(out.StepOID, 60))
 	}
 	return &out, nil
 }
@@ -160,12 +161,4 @@ func (o *AdapterOutput) StepRef() (objects.Ref, error) {
 		ref.OID = plumbing.NewHash(o.StepOID)
 	}
 	return ref, nil
-}
-
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -437,7 +439,7 @@ func storableProblems(output map[string]any) []string {
 				problems = append(problems, fmt.Sprintf("%s: the value holds a NUL character (\\0), which a frontmatter value may not contain; remove it or describe it in words", path))
 			}
 		case map[string]any:
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				if strings.IndexByte(k, 0) >= 0 {
 					problems = append(problems, fmt.Sprintf("%s: a field name holds a NUL character (\\0); remove it", path))
 					continue
@@ -450,7 +452,7 @@ func storableProblems(output map[string]any) []string {
 			}
 		}
 	}
-	for _, k := range sortedKeys(output) {
+	for _, k := range slices.Sorted(maps.Keys(output)) {
 		if strings.IndexByte(k, 0) >= 0 {
 			problems = append(problems, "a field name holds a NUL character (\\0); remove it")
 			continue

@@ -16,6 +16,7 @@ import (
 	"github.com/kballard/go-shellquote"
 
 	"github.com/git-uwf/git-uwf/agentkit"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // maxEchoedAnswer bounds the previous answer quoted in a correction that
@@ -279,7 +280,7 @@ func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdi
 	if runErr != nil {
 		// claude prints its errors on stdout and nothing on stderr; gemini
 		// and qwen end stderr with a JSON error object.
-		msg := oneLine(out.message)
+		msg := text.OneLine(out.message)
 		if msg == "" {
 			msg = stderrJSONError(res.Stderr)
 		}
@@ -303,7 +304,7 @@ func (p *Pipe) run(ctx context.Context, s *agentkit.Session, argv []string, stdi
 		return reply, fmt.Errorf("%s output is not %s: %v; stdout begins %q", name, p.mode(), perr, snippet(string(res.Stdout)))
 	}
 	if out.failed {
-		return reply, fmt.Errorf("%s reported an error: %s", name, oneLine(out.message))
+		return reply, fmt.Errorf("%s reported an error: %s", name, text.OneLine(out.message))
 	}
 	if strings.TrimSpace(reply.Text) == "" {
 		if len(out.denials) > 0 {
@@ -346,18 +347,8 @@ func stderrJSONError(stderr []byte) string {
 
 // snippet is the start of s on one line, at most 300 bytes.
 func snippet(s string) string {
-	s = oneLine(s)
-	if len(s) > 300 {
-		s = s[:300]
-		for len(s) > 0 && !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-		s += "…"
-	}
-	return s
+	return text.ClipBytes(text.OneLine(s), 300)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

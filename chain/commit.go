@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // Trailer is one "Key: value" line at the end of a commit message.
@@ -17,7 +17,7 @@ type Trailer struct{ Key, Value string }
 // message formats a commit message: subject, optional body, trailers.
 func message(subject, body string, trailers ...Trailer) string {
 	var b strings.Builder
-	b.WriteString(oneLine(subject, 200))
+	b.WriteString(text.Clip(text.OneLine(subject), 200))
 	b.WriteString("\n")
 	// A NUL byte in a commit message breaks git fsck --strict; the texts
 	// come from agents, so drop them here whatever wrote the nodes.
@@ -29,20 +29,10 @@ func message(subject, body string, trailers ...Trailer) string {
 	if len(trailers) > 0 {
 		b.WriteString("\n")
 		for _, t := range trailers {
-			fmt.Fprintf(&b, "%s: %s\n", t.Key, oneLine(t.Value, 500))
+			fmt.Fprintf(&b, "%s: %s\n", t.Key, text.Clip(text.OneLine(t.Value), 500))
 		}
 	}
 	return b.String()
-}
-
-// oneLine collapses whitespace, turns control characters (NUL included)
-// into spaces and truncates to max runes.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
 }
 
 // excerpt returns the first lines of a markdown text for a commit body.

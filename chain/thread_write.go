@@ -197,7 +197,7 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	}
 	summary := opts.Summary
 	if summary == "" {
-		summary = summarize(opts.Body, output)
+		summary = Summarize(opts.Body, output, 72)
 	}
 	subject := fmt.Sprintf("%s: %s", sn.Role, status)
 	if summary != "" {
@@ -304,23 +304,6 @@ func (r *Repo) Fork(ctx context.Context, commit plumbing.Hash) (*Thread, error) 
 		return nil, fmt.Errorf("create fork ref: %w", err)
 	}
 	return r.Thread(ctx, id)
-}
-
-// summarize picks a one-line summary: the body's first meaningful line or a
-// short "summary"-like output field.
-func summarize(body string, output map[string]any) string {
-	for _, key := range []string{"summary", "title", "reason", "comments", "plan"} {
-		if v, ok := output[key].(string); ok && strings.TrimSpace(v) != "" {
-			return oneLine(v, 72)
-		}
-	}
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*- "))
-		if line != "" && line != "---" {
-			return oneLine(line, 72)
-		}
-	}
-	return ""
 }
 
 // textNode reads a text node that is not (yet) in any commit.

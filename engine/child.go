@@ -11,6 +11,7 @@ import (
 	"github.com/git-uwf/git-uwf/internal/workdir"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // childChainKey carries, in the context of a child's steps, the
@@ -109,7 +110,7 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 		case chain.StatusSuspended:
 			if !resume {
 				return nil, fmt.Errorf("thread %s waits for its %s, suspended at role %q (%s): %w; answer with: git uwf thread resume %s -p <answer>",
-					t.ID, label, st.SuspendedRole, oneLine(st.SuspendMessage), ErrSuspended, t.ID)
+					t.ID, label, st.SuspendedRole, text.Clip(text.OneLine(st.SuspendMessage), 160), ErrSuspended, t.ID)
 			}
 		}
 		if i >= MaxChildSteps {

@@ -15,6 +15,7 @@ import (
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/internal/workdir"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
@@ -223,7 +224,7 @@ func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (p
 	case chain.StatusSuspended:
 		if !opts.Resume {
 			return plan{}, fmt.Errorf("thread %s is suspended at role %q (%s): %w; continue it with: git uwf thread resume %s -p <answer>",
-				t.ID, st.SuspendedRole, oneLine(st.SuspendMessage), ErrSuspended, t.ID)
+				t.ID, st.SuspendedRole, text.Clip(text.OneLine(st.SuspendMessage), 160), ErrSuspended, t.ID)
 		}
 		prompt := st.SuspendMessage
 		if s := strings.TrimSpace(opts.ResumePrompt); s != "" {
@@ -473,14 +474,6 @@ func (e *Engine) resolveArgv(argv []string) []string {
 		return append([]string{e.Self}, args...)
 	}
 	return slices.Clone(argv)
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 160 {
-		s = string(r[:159]) + "…"
-	}
-	return s
 }
 
 // redactor returns the redactor for stored evidence, nil when disabled.

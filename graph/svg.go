@@ -5,6 +5,7 @@ import (
 	"html"
 	"strings"
 
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -82,7 +83,7 @@ func SVG(g Graph) string {
 		}
 		fmt.Fprintf(&sb, `<path d="%s" fill="none" stroke="%s" stroke-width="%s" marker-end="url(#%s)"/>`, d, stroke, sw, marker)
 		if label := edgeText(e); label != "" {
-			fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="11" fill="#374151" font-family="sans-serif">%s</text>`, lx, ly, esc(clip(label)))
+			fmt.Fprintf(&sb, `<text x="%d" y="%d" font-size="11" fill="#374151" font-family="sans-serif">%s</text>`, lx, ly, esc(text.Clip(label, svgMaxText)))
 		}
 	}
 	for _, n := range g.Nodes {
@@ -101,7 +102,7 @@ func SVG(g Graph) string {
 		fmt.Fprintf(&sb, `<g class="node" data-node="%s"><rect x="%d" y="%d" width="%d" height="%d" rx="%d" fill="%s" stroke="%s" stroke-width="%s"%s/>`,
 			esc(n.ID), p.x-svgNodeW/2, p.y, svgNodeW, svgNodeH, rx, fill, stroke, sw, dash)
 		fmt.Fprintf(&sb, `<text x="%d" y="%d" text-anchor="middle" font-size="13" font-family="sans-serif" fill="#111827">%s</text></g>`,
-			p.x, p.y+svgNodeH/2+5, esc(clip(nodeText(n))))
+			p.x, p.y+svgNodeH/2+5, esc(text.Clip(nodeText(n), svgMaxText)))
 	}
 	sb.WriteString(`</svg>`)
 	return sb.String()
@@ -145,12 +146,3 @@ func layers(g Graph) map[string]int {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
-
-// clip shortens s to what fits in a node or beside an edge.
-func clip(s string) string {
-	r := []rune(s)
-	if len(r) <= svgMaxText {
-		return s
-	}
-	return string(r[:svgMaxText-1]) + "…"
-}

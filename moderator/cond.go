@@ -8,6 +8,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/vm"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // Sandbox limits of condition expressions.
@@ -20,6 +21,10 @@ const (
 // getFunc is the name of the nil-safe member access every a.b / a[i] is
 // rewritten to, so missing fields and nil receivers evaluate to nil.
 const getFunc = "__uwf_get"
+
+// exprErrorWidth bounds, in runes, the first line of expr's multi-line
+// error (message, source, caret) that a condition error keeps.
+const exprErrorWidth = 500
 
 // translateExpr turns the seed (JSONata-like) spelling into expr syntax:
 // `$name(` becomes `name(` and a lone `=` becomes `==`. String literals are
@@ -225,7 +230,7 @@ func compileCondition(src string) (*vm.Program, error) {
 		)
 	}()
 	if err != nil {
-		return nil, fmt.Errorf("%s", oneLine(err.Error()))
+		return nil, fmt.Errorf("%s", text.FirstLine(err.Error(), exprErrorWidth))
 	}
 	return prog, nil
 }
@@ -243,7 +248,7 @@ func evalCondition(name string, prog *vm.Program, env exprEnv) (bool, error) {
 		return machine.Run(prog, map[string]any(env))
 	}()
 	if err != nil {
-		return false, fmt.Errorf("evaluate condition %q: %s", name, oneLine(err.Error()))
+		return false, fmt.Errorf("evaluate condition %q: %s", name, text.FirstLine(err.Error(), exprErrorWidth))
 	}
 	switch v := out.(type) {
 	case bool:
@@ -253,11 +258,4 @@ func evalCondition(name string, prog *vm.Program, env exprEnv) (bool, error) {
 	default:
 		return false, fmt.Errorf("condition %q evaluated to %T (%v), want a boolean", name, out, out)
 	}
-}
-
-// oneLine squeezes expr's multi-line error (message, source, caret) into one
-// line.
-func oneLine(s string) string {
-	msg, _, _ := strings.Cut(s, "\n")
-	return strings.TrimSpace(msg)
 }

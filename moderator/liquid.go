@@ -58,13 +58,14 @@ var (
 type liquidBudget struct {
 	iterations int
 	deadline   time.Time
+	now        func() time.Time // the clock: time.Now but in tests
 }
 
 func (b *liquidBudget) tick(bindings map[string]any) error {
 	b.iterations--
 	// The clock is read every time (at most liquidMaxIterations reads): one
 	// iteration can cost a sort of a million values.
-	if b.iterations < 0 || time.Now().After(b.deadline) {
+	if b.iterations < 0 || b.now().After(b.deadline) {
 		return errLiquidTooLong
 	}
 	// A capture or assign in a loop can double a string each time round:
@@ -79,7 +80,12 @@ func (b *liquidBudget) tick(bindings map[string]any) error {
 
 // newLiquidBudget is the budget of one rendering.
 func newLiquidBudget() *liquidBudget {
-	return &liquidBudget{iterations: liquidMaxIterations, deadline: time.Now().Add(liquidMaxTime)}
+	return newLiquidBudgetClock(time.Now)
+}
+
+// newLiquidBudgetClock is the budget of one rendering timed by now.
+func newLiquidBudgetClock(now func() time.Time) *liquidBudget {
+	return &liquidBudget{iterations: liquidMaxIterations, deadline: now().Add(liquidMaxTime), now: now}
 }
 
 // liquidConfig is the Liquid grammar of edge templates: the standard tags
@@ -378,7 +384,12 @@ func (w *cappedWriter) Write(p []byte) (int, error) {
 // renderLiquid renders a compiled template over data (plus body as _body)
 // within the budget. strict fails on undefined variables.
 func renderLiquid(root render.Node, data map[string]any, body string, strict bool) (string, error) {
-	out, rerr, err := renderLiquidRaw(root, data, body, strict, newLiquidBudget())
+	return renderLiquidBudget(root, data, body, strict, newLiquidBudget())
+}
+
+// renderLiquidBudget is renderLiquid within a given budget.
+func renderLiquidBudget(root render.Node, data map[string]any, body string, strict bool, budget *liquidBudget) (string, error) {
+	out, rerr, err := renderLiquidRaw(root, data, body, strict, budget)
 	if rerr != nil {
 		return "", liquidRenderError(rerr)
 	}

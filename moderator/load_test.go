@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -37,7 +39,7 @@ func summary(w *Workflow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ok: %s (%s form)\n", w.Name, w.Form)
 	for _, name := range w.RoleOrder {
-		fmt.Fprintf(&b, "role %s: statuses %v, properties %v\n", name, w.Statuses(name), sortedKeys(topProperties(w.Schema(name), "")))
+		fmt.Fprintf(&b, "role %s: statuses %v, properties %v\n", name, w.Statuses(name), slices.Sorted(maps.Keys(topProperties(w.Schema(name), ""))))
 	}
 	for _, from := range w.NodeOrder {
 		for i, e := range w.Graph[from] {
@@ -51,7 +53,7 @@ func summary(w *Workflow) string {
 			b.WriteString("\n")
 		}
 	}
-	for _, name := range sortedKeys(w.Conditions) {
+	for _, name := range slices.Sorted(maps.Keys(w.Conditions)) {
 		fmt.Fprintf(&b, "condition %s: %s\n", name, w.Conditions[name].Expression)
 	}
 	return b.String()

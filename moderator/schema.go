@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
-	"sort"
 	"strings"
 
 	"github.com/git-uwf/git-uwf/internal/jsonschema"
@@ -181,14 +180,5 @@ func subProperties(prop map[string]any) map[string]map[string]any {
 		m, _ := v.(map[string]any)
 		out[k] = m
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -2,7 +2,9 @@ package moderator
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -114,7 +116,7 @@ func validate(w *Workflow, src *source, ps *problems) {
 	// Conditions compile.
 	if len(w.Conditions) > 0 {
 		w.programs = map[string]*vm.Program{}
-		for _, name := range sortedKeys(w.Conditions) {
+		for _, name := range slices.Sorted(maps.Keys(w.Conditions)) {
 			c := w.Conditions[name]
 			prog, err := compileCondition(c.Expression)
 			if err != nil {

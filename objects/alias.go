@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -62,18 +63,11 @@ func ParseAlias(s string) (Alias, error) {
 	if len(s) != AliasLen {
 		return "", fmt.Errorf("parse alias %q: want %d characters, got %d", s, AliasLen, len(s))
 	}
-	var b [AliasLen]byte
-	for i := 0; i < len(s); i++ {
-		d := decodeDigit(s[i])
-		if d < 0 {
-			return "", fmt.Errorf("parse alias %q: invalid character %q at offset %d", s, s[i], i)
-		}
-		if i == 0 && d > 15 {
-			return "", fmt.Errorf("parse alias %q: first character must be 0-F", s)
-		}
-		b[i] = crockford[d]
+	b, err := canonicalDigits(s)
+	if err != nil {
+		return "", fmt.Errorf("parse alias %q: %w", s, err)
 	}
-	return Alias(b[:]), nil
+	return Alias(b), nil
 }
 
 // IsAlias reports whether s is an alias in strict canonical form: 13
@@ -102,16 +96,27 @@ func normalizePrefix(p string) (string, error) {
 	if len(p) > AliasLen {
 		return "", fmt.Errorf("alias prefix %q: longer than %d characters", p, AliasLen)
 	}
-	b := make([]byte, len(p))
-	for i := 0; i < len(p); i++ {
-		d := decodeDigit(p[i])
+	b, err := canonicalDigits(p)
+	if err != nil {
+		return "", fmt.Errorf("alias prefix %q: %w", p, err)
+	}
+	return string(b), nil
+}
+
+// canonicalDigits spells the start of an alias in canonical form: each
+// character decoded (case and the I, L and O substitutions folded) and
+// written as its Crockford digit; the first must be 0-F.
+func canonicalDigits(s string) ([]byte, error) {
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		d := decodeDigit(s[i])
 		if d < 0 {
-			return "", fmt.Errorf("alias prefix %q: invalid character %q at offset %d", p, p[i], i)
+			return nil, fmt.Errorf("invalid character %q at offset %d", s[i], i)
 		}
 		if i == 0 && d > 15 {
-			return "", fmt.Errorf("alias prefix %q: first character must be 0-F", p)
+			return nil, errors.New("first character must be 0-F")
 		}
 		b[i] = crockford[d]
 	}
-	return string(b), nil
+	return b, nil
 }

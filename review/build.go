@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // Options select what Build reviews.
@@ -326,7 +327,7 @@ func (b *builder) noStep(ctx context.Context, ln *line, head string) error {
 		for _, a := range atts {
 			if strings.HasPrefix(a.Head.String(), head) {
 				return fmt.Errorf("the step failed: thread %s recorded a failed attempt of %s on %s (%s): %w",
-					fl.id, a.Node.Role, shortID(a.Head.String()), clip(oneLine(a.Node.Error), 100), chain.ErrUnknownStep)
+					fl.id, a.Node.Role, shortID(a.Head.String()), text.Clip(text.OneLine(a.Node.Error), 100), chain.ErrUnknownStep)
 			}
 		}
 	}
@@ -339,10 +340,6 @@ func (b *builder) noStep(ctx context.Context, ln *line, head string) error {
 		}
 	}
 	return fmt.Errorf("thread %s has no commit %s (the step was recorded on a line this repository has not fetched): %w", ln.id, head, chain.ErrUnknownStep)
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // prefetch loads, before any trailer is resolved, every thread the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ func parseLog(out []byte) ([]codeCommit, error) {
 		}
 		fields := strings.SplitN(string(rec), "\n", 4)
 		if len(fields) < 3 || len(fields[0]) != 40 {
-			return nil, fmt.Errorf("git log printed an unexpected record %q", clip(string(rec), 80))
+			return nil, fmt.Errorf("git log printed an unexpected record %q", text.Clip(string(rec), 80))
 		}
 		secs, err := strconv.ParseInt(fields[2], 10, 64)
 		if err != nil {
@@ -60,13 +61,4 @@ func parseLog(out []byte) ([]codeCommit, error) {
 		})
 	}
 	return commits, nil
-}
-
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"io"
 	"maps"
 	"slices"
@@ -125,7 +126,7 @@ func writeStep(b *strings.Builder, st Step) {
 	if len(fields) > 0 {
 		b.WriteString("| field | value |\n|---|---|\n")
 		for _, k := range fields {
-			fmt.Fprintf(b, "| %s | %s |\n", tableCode(k), cell(clip(fmt.Sprint(st.Output[k]), 300)))
+			fmt.Fprintf(b, "| %s | %s |\n", tableCode(k), cell(text.Clip(fmt.Sprint(st.Output[k]), 300)))
 		}
 		b.WriteString("\n")
 	}
@@ -155,7 +156,7 @@ func tableCode(s string) string {
 // code renders text from the repository (fetched data) as inline code that
 // cannot close itself early or break the line.
 func code(s string) string {
-	s = oneLine(s)
+	s = text.OneLine(s)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -201,10 +202,10 @@ func cell(s string) string {
 
 // inline makes text one line and keeps it from opening HTML.
 func inline(s string) string {
-	return strings.ReplaceAll(oneLine(s), "<", "&lt;")
+	return strings.ReplaceAll(text.OneLine(s), "<", "&lt;")
 }
 
 // html escapes text for the inside of an HTML element.
 func html(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(oneLine(s))
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(text.OneLine(s))
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // threadOf renders a line: its task, its whole path with the steps that
@@ -41,7 +41,7 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 			}
 			st.Output = output
 			st.Status, _ = output["$status"].(string)
-			st.Summary = summaryOf(output)
+			st.Summary = chain.Summarize("", output, summaryWidth)
 			if st.Committed {
 				body, err := b.repo.Text(e, e.Step.Body)
 				if err != nil {
@@ -49,7 +49,7 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 				}
 				st.Deliverable = body
 				if st.Summary == "" {
-					st.Summary = firstLine(body)
+					st.Summary = chain.Summarize(body, nil, summaryWidth)
 				}
 			}
 		}
@@ -65,7 +65,7 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 			continue // made on a line this thread no longer holds
 		}
 		out.FailedAttempts = append(out.FailedAttempts, Attempt{Commit: a.Commit.String(), After: after, Role: a.Node.Role,
-			Agent: a.Node.Agent, Phase: a.Node.Phase, Error: clip(oneLine(a.Node.Error), 300), Time: a.Time.UTC()})
+			Agent: a.Node.Agent, Phase: a.Node.Phase, Error: text.Clip(text.OneLine(a.Node.Error), 300), Time: a.Time.UTC()})
 	}
 	slices.Reverse(out.FailedAttempts) // oldest first, like the path
 	for _, fl := range ln.family.lines {
@@ -79,26 +79,6 @@ func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash
 		out.Forks = append(out.Forks, Fork{Thread: string(fl.id), Head: fl.thread.Head.Commit.String(), Steps: len(fl.entries) - 1, Shared: shared})
 	}
 	return out, nil
-}
-
-// summaryOf picks a one-line summary from an output's usual fields.
-func summaryOf(output map[string]any) string {
-	for _, key := range []string{"summary", "title", "reason", "comments", "plan"} {
-		if v, ok := output[key].(string); ok && strings.TrimSpace(v) != "" {
-			return clip(oneLine(v), 100)
-		}
-	}
-	return ""
-}
-
-func firstLine(body string) string {
-	for l := range strings.SplitSeq(body, "\n") {
-		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#>*- "))
-		if l != "" && l != "---" {
-			return clip(l, 100)
-		}
-	}
-	return ""
 }
 
 // shortAlias is the link-friendly short form of a step alias.
@@ -135,3 +115,6 @@ func orderProblems(r *Report) []Problem {
 	}
 	return probs
 }
+
+// summaryWidth bounds, in runes, the one-line summary of a step.
+const summaryWidth = 100

@@ -24,6 +24,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 //go:embed templates/*.html
@@ -83,12 +84,12 @@ func New(repo *chain.Repo, opts Options) (*Server, error) {
 		"markdown": func(src string) template.HTML { return renderMarkdown(s.md, src) },
 		"ago":      func(t time.Time) string { return chain.FormatAgo(s.opts.Now(), t) },
 		"stamp":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"short":    func(s string) string { return shorten(s, 12) },
+		"short":    func(s string) string { return text.Clip(s, 12) },
 		"inc":      func(n int) int { return n + 1 },
 		"dec":      func(n int) int { return n - 1 },
 		"firstLine": func(s string, n int) string {
 			line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-			return shorten(line, n)
+			return text.Clip(line, n)
 		},
 	}
 	for _, page := range []string{"list", "thread", "step", "error"} {
@@ -182,12 +183,4 @@ func (s *Server) locked(ctx context.Context, fn func(context.Context, *chain.Rep
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return fn(ctx, s.repo)
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -15,11 +15,16 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // DefaultLease is how long a claim lasts unless it is renewed.
 const DefaultLease = 10 * time.Minute
+
+// logWidth bounds, in runes, the first line of an error or reason that a
+// log line quotes.
+const logWidth = 300
 
 // Outcome is what came of one step.
 type Outcome struct {
@@ -317,7 +322,7 @@ func (w *Worker) divergent(ctx context.Context, id chain.ThreadID, local, remote
 	case uwfsync.KindLocalAhead:
 		w.logf("thread %s: left alone: the local head %s has steps %s lacks (push them with git uwf push %s)", id, short(local), w.Remote, w.Remote)
 	case uwfsync.KindInvalid, uwfsync.KindError:
-		w.logf("thread %s: left alone: %s's head %s was not accepted: %s", id, w.Remote, short(remote), firstLine(res.Reason))
+		w.logf("thread %s: left alone: %s's head %s was not accepted: %s", id, w.Remote, short(remote), text.FirstLine(res.Reason, logWidth))
 	default:
 		w.logf("thread %s: left alone: local head %s, %s's %s (%s)", id, short(local), w.Remote, short(remote), res.Kind)
 	}
@@ -461,7 +466,7 @@ func (w *Worker) pushUntil(ctx context.Context, deadline time.Time, what string,
 		if left <= 0 {
 			return o, err
 		}
-		w.logf("%s: push to %s failed (%s); retrying in %s", what, w.Remote, firstLine(fmt.Sprint(err)), min(wait, left).Round(time.Millisecond))
+		w.logf("%s: push to %s failed (%s); retrying in %s", what, w.Remote, text.FirstLine(fmt.Sprint(err), logWidth), min(wait, left).Round(time.Millisecond))
 		select {
 		case <-ctx.Done():
 			return o, ctx.Err()
@@ -485,7 +490,7 @@ func (w *Worker) claim(ctx context.Context, c candidate) (string, time.Time, boo
 	case o == pushFailed && ctx.Err() != nil:
 		return "", time.Time{}, false, ctx.Err()
 	case o == pushFailed:
-		w.logf("thread %s: claim: push to %s failed: %s", c.id, w.Remote, firstLine(fmt.Sprint(err)))
+		w.logf("thread %s: claim: push to %s failed: %s", c.id, w.Remote, text.FirstLine(fmt.Sprint(err), logWidth))
 		return "", time.Time{}, false, nil
 	case o == pushRejected:
 		return "", time.Time{}, false, nil
@@ -594,7 +599,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 			case o == pushRejected:
 				w.logf("thread %s: lost the lease (taken over); stopping the step", c.id)
 			default:
-				w.logf("thread %s: lost the lease (not renewed before it ran out: %s); stopping the step", c.id, firstLine(fmt.Sprint(err)))
+				w.logf("thread %s: lost the lease (not renewed before it ran out: %s); stopping the step", c.id, text.FirstLine(fmt.Sprint(err), logWidth))
 			}
 			leaseMu.Lock()
 			lost = true
@@ -620,7 +625,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		if ctx.Err() != nil {
 			return resultNoStep, nil
 		}
-		w.logf("thread %s: step failed: %s", c.id, firstLine(o.Err))
+		w.logf("thread %s: step failed: %s", c.id, text.FirstLine(o.Err, logWidth))
 		return resultFailed, nil
 	}
 	head, err := w.localHead(ctx, c.id)
@@ -652,7 +657,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		return resultLost, nil
 	case pushFailed:
 		w.logf("thread %s: could not push step %s to %s before the lease ran out (%s); the step is kept in this clone: push it with git uwf push %s",
-			c.id, short(head), w.Remote, firstLine(fmt.Sprint(err)), w.Remote)
+			c.id, short(head), w.Remote, text.FirstLine(fmt.Sprint(err), logWidth), w.Remote)
 		return resultUnpushed, nil
 	}
 	w.logf("thread %s: pushed %s (%s)", c.id, short(head), o.Status)
@@ -688,9 +693,4 @@ func short(oid string) string {
 		return oid[:12]
 	}
 	return oid
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }

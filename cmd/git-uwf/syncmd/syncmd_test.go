@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -202,7 +203,7 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("fetch --format json: %v\n%s", err, out)
 	}
-	if keys := sortedKeys(doc); !slices.Equal(keys, []string{"remote", "results"}) {
+	if keys := slices.Sorted(maps.Keys(doc)); !slices.Equal(keys, []string{"remote", "results"}) {
 		t.Errorf("top-level keys = %v", keys)
 	}
 	var results []map[string]any
@@ -218,19 +219,10 @@ func TestJSON(t *testing.T) {
 		}
 	}
 	if len(results[0]) != len(want) {
-		t.Errorf("results[0] keys = %v, want %v", sortedKeys(results[0]), sortedKeys(want))
+		t.Errorf("results[0] keys = %v, want %v", slices.Sorted(maps.Keys(results[0])), slices.Sorted(maps.Keys(want)))
 	}
 	out = mustRun(t, repos.B, "sync", "--format", "json", "origin")
 	if !strings.Contains(out, `"kind": "up-to-date"`) || strings.Contains(out, `"kind": "new"`) {
 		t.Errorf("second sync json:\n%s", out)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

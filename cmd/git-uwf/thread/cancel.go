@@ -7,10 +7,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/engine"
-	"github.com/urfave/cli/v2"
 )
 
 // cancelRunning cancels a thread whose step another process is running:

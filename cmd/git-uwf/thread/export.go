@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 func newCmdExport(f *cmdutil.Factory) *cli.Command {
@@ -52,7 +53,7 @@ func exportMarkdown(ctx context.Context, repo *chain.Repo, t *chain.Thread) (str
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s: %s\n\n", t.Workflow.Name, cmdutil.FirstLine(t.Start.Prompt, 100))
+	fmt.Fprintf(&b, "## %s: %s\n\n", t.Workflow.Name, text.FirstLine(t.Start.Prompt, 100))
 	fmt.Fprintf(&b, "Thread `%s` · %d steps · %s\n\n", t.ID, len(entries)-1, st.Status)
 	fmt.Fprintf(&b, "<details><summary>Task</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(t.Start.Prompt))
 	for i, e := range entries[1:] {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // listItem is one thread of `thread list`: its summary, and whether its
@@ -118,7 +119,7 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 			if s.Fork {
 				fork = "fork"
 			}
-			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, fork, chain.FormatAgo(now, s.UpdatedAt), cmdutil.FirstLine(s.Prompt, 50))
+			t.Row(string(s.Thread), s.Workflow, string(s.Status), next, fork, chain.FormatAgo(now, s.UpdatedAt), text.FirstLine(s.Prompt, 50))
 		}
 		_, err := t.WriteTo(w)
 		return err

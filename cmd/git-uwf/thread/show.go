@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // attemptOutput describes a failed attempt in `thread show`.
@@ -142,18 +143,18 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		}
 		if st.CurrentRole != "" {
 			fmt.Fprintf(tw, "next role\t%s\n", st.CurrentRole)
-			fmt.Fprintf(tw, "next prompt\t%s\n", cmdutil.FirstLine(st.Next.Prompt, 100))
+			fmt.Fprintf(tw, "next prompt\t%s\n", text.FirstLine(st.Next.Prompt, 100))
 		}
 		if st.SuspendedRole != "" {
 			fmt.Fprintf(tw, "suspended at\t%s\n", st.SuspendedRole)
-			fmt.Fprintf(tw, "message\t%s\n", cmdutil.FirstLine(st.SuspendMessage, 100))
+			fmt.Fprintf(tw, "message\t%s\n", text.FirstLine(st.SuspendMessage, 100))
 		}
 		if st.Error != "" {
-			fmt.Fprintf(tw, "error\t%s\n", cmdutil.FirstLine(st.Error, 200))
+			fmt.Fprintf(tw, "error\t%s\n", text.FirstLine(st.Error, 200))
 		}
 		fmt.Fprintf(tw, "steps\t%d\n", out.Steps)
 		fmt.Fprintf(tw, "head\t%s (commit %s)\n", out.Head, out.HeadCommit[:12])
-		fmt.Fprintf(tw, "task\t%s\n", cmdutil.FirstLine(out.Prompt, 100))
+		fmt.Fprintf(tw, "task\t%s\n", text.FirstLine(out.Prompt, 100))
 		fmt.Fprintf(tw, "cwd\t%s\n", out.Cwd)
 		if out.Parent != nil {
 			fmt.Fprintf(tw, "parent\t%s (this thread plays its role %s)\n", out.Parent.Thread, out.Parent.Role)
@@ -170,7 +171,7 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 		if len(out.Attempts) > 0 {
 			fmt.Fprintf(w, "\nfailed attempts on this head (newest first):\n")
 			for _, a := range out.Attempts {
-				fmt.Fprintf(w, "  %s  %s (%s, %s): %s\n", a.Commit[:12], a.Role, a.Agent, a.Phase, cmdutil.FirstLine(a.Error, 120))
+				fmt.Fprintf(w, "  %s  %s (%s, %s): %s\n", a.Commit[:12], a.Role, a.Agent, a.Phase, text.FirstLine(a.Error, 120))
 			}
 		}
 		if out.Hint != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/engine"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/internal/workdir"
 )
 
@@ -226,7 +227,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 			fmt.Fprintf(w, "thread %s completed\n", last.Thread)
 		case chain.StatusSuspended:
 			fmt.Fprintf(w, "thread %s suspended at %s: %s\nanswer with: git uwf thread resume %s -p \"<answer>\"\n",
-				last.Thread, deref(last.SuspendedRole), cmdutil.FirstLine(deref(last.SuspendMessage), 200), last.Thread)
+				last.Thread, deref(last.SuspendedRole), text.FirstLine(deref(last.SuspendMessage), 200), last.Thread)
 		default:
 			fmt.Fprintf(w, "thread %s is %s; next role: %s\n", last.Thread, last.Status, deref(last.CurrentRole))
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/engine"
 	"github.com/git-uwf/git-uwf/engine/scheduler"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // AllOptions are the inputs of `thread step --all`.
@@ -84,7 +85,7 @@ func stepAllRun(ctx context.Context, f *cmdutil.Factory, opts AllOptions, format
 			}
 			line := fmt.Sprintf("%s %s · %s → %s  [%s]", mark, j.Thread, j.Workflow, o.Status, chain.FormatDuration(took))
 			if o.Err != "" {
-				line += ": " + cmdutil.FirstLine(o.Err, 160)
+				line += ": " + text.FirstLine(o.Err, 160)
 			}
 			live.finish(j.Thread, line)
 		},

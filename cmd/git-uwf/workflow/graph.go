@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -38,14 +37,4 @@ func graphRun(ctx context.Context, opts *GraphOptions) error {
 	}
 	g := graph.Build(info.Workflow)
 	return cmdutil.PrintGraph(opts.IO, opts.Format, g)
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // HistoryOptions are the inputs of `workflow history`.
@@ -81,7 +82,7 @@ func historyRun(ctx context.Context, opts *HistoryOptions) error {
 		fmt.Fprintln(tw, "HASH\tCOMMIT\tUPDATED\tDESCRIPTION")
 		for _, v := range out {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Hash, v.Commit[:min(12, len(v.Commit))],
-				v.UpdatedAt.Format("2006-01-02 15:04"), cmdutil.FirstLine(v.Description, 60))
+				v.UpdatedAt.Format("2006-01-02 15:04"), text.FirstLine(v.Description, 60))
 		}
 		return tw.Flush()
 	})

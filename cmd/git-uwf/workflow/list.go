@@ -17,6 +17,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -101,7 +102,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		w, err := loadFile(opts.Getwd, file.rel)
 		switch {
 		case err != nil:
-			e.Error = cmdutil.FirstLine(strings.TrimPrefix(errText(err), "error: "), 200)
+			e.Error = text.FirstLine(strings.TrimPrefix(errText(err), "error: "), 200)
 		case w.Name != file.name:
 			e.Error = fmt.Sprintf("file declares workflow %q", w.Name)
 		default:
@@ -119,14 +120,14 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tSOURCE\tHASH\tUPDATED\tDESCRIPTION")
 		for _, e := range entries {
-			source, hash, updated, desc := OriginRegistry, e.Hash, "-", cmdutil.FirstLine(e.Description, 60)
+			source, hash, updated, desc := OriginRegistry, e.Hash, "-", text.FirstLine(e.Description, 60)
 			if e.UpdatedAt != nil {
 				updated = e.UpdatedAt.Format("2006-01-02 15:04")
 			}
 			if e.Origin == OriginFile {
 				source, hash = e.Path, "-"
 				if e.Error != "" {
-					desc = "invalid: " + cmdutil.FirstLine(strings.TrimPrefix(e.Error, e.Path+":"), 60)
+					desc = "invalid: " + text.FirstLine(strings.TrimPrefix(e.Error, e.Path+":"), 60)
 				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, source, hash, updated, desc)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/graph"
+	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/moderator"
 )
 
@@ -121,10 +123,10 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 		r := w.Roles[name]
 		fmt.Fprintf(&sb, "  %s", name)
 		if r.Description != "" {
-			fmt.Fprintf(&sb, " — %s", cmdutil.FirstLine(r.Description, 72))
+			fmt.Fprintf(&sb, " — %s", text.FirstLine(r.Description, 72))
 		}
 		sb.WriteString("\n")
-		if g := cmdutil.FirstLine(r.Goal, 72); g != "" {
+		if g := text.FirstLine(r.Goal, 72); g != "" {
 			fmt.Fprintf(&sb, "    goal:     %s\n", g)
 		}
 		if w.Form == moderator.StatusMap {
@@ -137,7 +139,7 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 	}
 	if len(w.Conditions) > 0 {
 		fmt.Fprintf(&sb, "\nconditions:\n")
-		for _, name := range sortedKeys(w.Conditions) {
+		for _, name := range slices.Sorted(maps.Keys(w.Conditions)) {
 			fmt.Fprintf(&sb, "  %s: %s\n", name, w.Conditions[name].Expression)
 		}
 	}
@@ -148,7 +150,7 @@ func writeSummary(out io.Writer, info *chain.WorkflowInfo) error {
 			arrow = "--" + l + "-->"
 		}
 		fmt.Fprintf(&sb, "  %s %s %s", e.From, arrow, e.To)
-		if p := cmdutil.FirstLine(e.Prompt, 60); p != "" {
+		if p := text.FirstLine(e.Prompt, 60); p != "" {
 			fmt.Fprintf(&sb, ": %q", p)
 		}
 		sb.WriteString("\n")

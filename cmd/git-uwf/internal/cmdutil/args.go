@@ -44,18 +44,3 @@ func AbsPath(getwd func() (string, error), path string) (string, error) {
 	}
 	return filepath.Join(wd, path), nil
 }
-
-// FirstLine returns the first non-blank line of s, cut to max runes.
-func FirstLine(s string, max int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	if len(s) <= max { // at most max runes: nothing to cut
-		return s
-	}
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
-}
