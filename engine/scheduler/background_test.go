@@ -31,9 +31,13 @@ func TestBackgroundRecords(t *testing.T) {
 	if err != nil || !rec.Alive() {
 		t.Fatalf("record %+v, %v: want alive", rec, err)
 	}
+	// A step writes its outcome before it exits; the process stays
+	// alive (a zombie at worst) until it is reaped after that, so Wait
+	// never sees it gone without an outcome.
 	go func() {
-		_ = cmd.Wait()
+		time.Sleep(100 * time.Millisecond)
 		_ = WriteOutcome(outcome, BackgroundOutcome{ExitCode: 3, Error: "boom"})
+		_ = cmd.Wait()
 	}()
 	o, err := rec.Wait(context.Background())
 	if err != nil || o.ExitCode != 3 {
