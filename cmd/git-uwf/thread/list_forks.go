@@ -106,11 +106,25 @@ func loadRoots(path string) map[string]string {
 	known := make(map[string]string, strings.Count(text, "\n"))
 	for line := range strings.Lines(text) {
 		head, root, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-		if ok && len(head) == 40 && len(root) == 40 { // a damaged line misses, no more
+		if ok && isObjectName(head) && isObjectName(root) { // a damaged line misses, no more
 			known[head] = root
 		}
 	}
 	return known
+}
+
+// isObjectName reports whether s is a full SHA-1 object name in lower-case
+// hex, as the refs and this cache write them.
+func isObjectName(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // saveRoots replaces the root cache with the current heads' roots.
