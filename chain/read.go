@@ -71,28 +71,55 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	for _, p := range parts {
 		budget -= len(p)
 	}
+	// Steps are chosen newest first, while the budget lasts, and rendered
+	// without their role; a role's goal is shown once, on the oldest shown
+	// step that plays it, so the reader meets it where the role first acts.
 	var blocks []string
-	shownRoles := map[string]bool{}
+	counted := map[string]bool{}
 	first := len(steps)
+	cut := -1
 	for i := len(steps) - 1; i >= 0; i-- {
-		block, err := r.renderStep(steps[i], i+1, shownRoles, t)
+		block, err := r.renderStep(steps[i], i+1, false, t)
 		if err != nil {
 			return "", err
 		}
 		cost := len(block) + 7
+		goal := roleGoal(steps[i], t)
+		if goal != "" && !counted[steps[i].Step.Role] {
+			cost += len(goal) + len("\n<role>\n\n</role>\n")
+		}
 		if len(blocks) > 0 && cost > budget {
 			break
 		}
-		if limit := max(budget, minShown); len(block) > limit {
+		if goal != "" && !counted[steps[i].Step.Role] {
+			counted[steps[i].Step.Role] = true
+		}
+		if limit := max(budget, minShown); cost-7 > limit {
 			// The newest step alone is over the quota: show its start.
+			if block, err = r.renderStep(steps[i], i+1, true, t); err != nil {
+				return "", err
+			}
 			kept := cutAt(block, limit)
 			block = kept + fmt.Sprintf("\n\n*(step %d cut here: %d of %d characters shown; all of it: git uwf step read %s)*",
 				i+1, len(kept), len(block), steps[i].Node.Alias)
 			cost = len(block) + 7
+			cut = i
 		}
 		budget -= cost
 		blocks = append(blocks, block)
 		first = i
+	}
+	placed := map[string]bool{}
+	for i := first; i < len(steps); i++ {
+		if i == cut || roleGoal(steps[i], t) == "" || placed[steps[i].Step.Role] {
+			continue
+		}
+		placed[steps[i].Step.Role] = true
+		block, err := r.renderStep(steps[i], i+1, true, t)
+		if err != nil {
+			return "", err
+		}
+		blocks[len(steps)-1-i] = block
 	}
 	if first > 0 {
 		parts = append(parts, fmt.Sprintf("*(%d earlier steps not shown: git uwf thread read %s --before %s)*",
@@ -127,7 +154,20 @@ func cutAt(s string, n int) string {
 	return strings.TrimRight(s, " \t\r\n")
 }
 
-func (r *Repo) renderStep(e *Entry, n int, shownRoles map[string]bool, t *Thread) (string, error) {
+// roleGoal is the goal of the role step e plays, "" for a cancel commit or
+// a role without one. e's payload must be decoded (renderStep does it).
+func roleGoal(e *Entry, t *Thread) string {
+	if e.Kind != KindStep || e.Step == nil {
+		return ""
+	}
+	if role := t.Workflow.Workflow.Roles[e.Step.Role]; role != nil {
+		return strings.TrimSpace(role.Goal)
+	}
+	return ""
+}
+
+// renderStep renders step number n; withRole adds its role's goal.
+func (r *Repo) renderStep(e *Entry, n int, withRole bool, t *Thread) (string, error) {
 	if err := decodePayload(e); err != nil {
 		return "", err
 	}
@@ -148,11 +188,8 @@ func (r *Repo) renderStep(e *Entry, n int, shownRoles map[string]bool, t *Thread
 	if s.Child != "" {
 		fmt.Fprintf(&b, "**Played by child thread:** `%s` (git uwf thread read %s)\n", s.Child, s.Child)
 	}
-	if !shownRoles[s.Role] {
-		shownRoles[s.Role] = true
-		if role := t.Workflow.Workflow.Roles[s.Role]; role != nil && strings.TrimSpace(role.Goal) != "" {
-			fmt.Fprintf(&b, "\n<role>\n%s\n</role>\n", strings.TrimSpace(role.Goal))
-		}
+	if goal := roleGoal(e, t); withRole && goal != "" {
+		fmt.Fprintf(&b, "\n<role>\n%s\n</role>\n", goal)
 	}
 	if strings.TrimSpace(s.EdgePrompt) != "" {
 		fmt.Fprintf(&b, "\n<instruction>\n%s\n</instruction>\n", strings.TrimSpace(s.EdgePrompt))

@@ -2,6 +2,7 @@ package chain_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,6 +64,61 @@ func TestReadHonoursQuota(t *testing.T) {
 			}
 			if !strings.Contains(md, "# Thread `"+string(th.ID)+"`") {
 				t.Fatalf("the thread header is missing")
+			}
+		})
+	}
+}
+
+// TestReadShowsEachRoleOnItsFirstShownStep: a role's goal is printed once,
+// on the oldest step shown that plays it, whatever the quota leaves out.
+func TestReadShowsEachRoleOnItsFirstShownStep(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, err := r.StartThread(ctx, info, "the task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plays := []struct {
+		role string
+		out  map[string]any
+	}{
+		{"developer", map[string]any{"$status": "review_needed", "summary": "first try"}},
+		{"reviewer", map[string]any{"$status": "rejected", "comments": "tests missing"}},
+		{"developer", map[string]any{"$status": "review_needed", "summary": "second try"}},
+		{"reviewer", map[string]any{"$status": "approved"}},
+	}
+	for _, p := range plays {
+		chaintest.Step(t, r, th.ID, p.role, p.out, strings.Repeat("body line\n", 20))
+	}
+	th, err = r.Thread(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		quota int
+		// roleAt is the step number whose block must hold each goal.
+		roleAt map[string]int
+	}{
+		{"whole thread", chain.DefaultQuota, map[string]int{"Write the code.": 1, "Review the code.": 2}},
+		{"last two steps", 1500, map[string]int{"Write the code.": 3, "Review the code.": 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			md, err := r.Read(ctx, th, chain.ReadOptions{Quota: tt.quota})
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks := strings.Split(md, "\n## Step ")
+			for goal, at := range tt.roleAt {
+				if n := strings.Count(md, "<role>\n"+goal+"\n</role>"); n != 1 {
+					t.Fatalf("goal %q shown %d times, want once:\n%s", goal, n, md)
+				}
+				for _, b := range blocks[1:] {
+					if strings.Contains(b, goal) && !strings.HasPrefix(b, strconv.Itoa(at)+":") {
+						t.Errorf("goal %q is in step %s, want step %d", goal, strings.SplitN(b, ":", 2)[0], at)
+					}
+				}
 			}
 		})
 	}
