@@ -70,14 +70,7 @@ func RunMain(ctx context.Context, agent Agent, args []string, stdout, stderr io.
 	out, err := Serve(ctx, agent, args, stderr, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
-		failure := &AdapterOutput{Error: err.Error()}
-		var se *StepError
-		if errors.As(err, &se) {
-			for _, a := range se.Nodes {
-				failure.Nodes = append(failure.Nodes, string(a))
-			}
-		}
-		_ = failure.Print(stdout)
+		_ = FailureOutput(err).Print(stdout)
 		return 1
 	}
 	if err := out.Print(stdout); err != nil {
@@ -93,14 +86,22 @@ func Serve(ctx context.Context, agent Agent, args []string, log io.Writer, geten
 	if err != nil {
 		return nil, err
 	}
+	repo, err := chain.Open(ctx, req.Cwd, chain.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return ServeOn(ctx, repo, agent, req, log, getenv)
+}
+
+// ServeOn is Serve on a repository the caller has open, for a request it
+// has built: the role check, the options from the environment, the
+// session, Execute. `git uwf agent` and the engine's in-process built-in
+// agents go through it too.
+func ServeOn(ctx context.Context, repo *chain.Repo, agent Agent, req Request, log io.Writer, getenv func(string) string) (*AdapterOutput, error) {
 	if req.Role != "" && getenv(EnvRole) != "" && getenv(EnvRole) != req.Role {
 		return nil, fmt.Errorf("role argument %q disagrees with %s=%q", req.Role, EnvRole, getenv(EnvRole))
 	}
 	opts, err := OptionsFromEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	repo, err := chain.Open(ctx, req.Cwd, chain.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -110,4 +111,16 @@ func Serve(ctx context.Context, agent Agent, args []string, log io.Writer, geten
 	}
 	s.Log = log
 	return Execute(ctx, s, agent, opts)
+}
+
+// FailureOutput is the AdapterOutput of a failed step: the error, and the
+// nodes stored on the way (kept in the failed attempt).
+func FailureOutput(err error) *AdapterOutput {
+	o := &AdapterOutput{Error: err.Error()}
+	if se, ok := errors.AsType[*StepError](err); ok {
+		for _, a := range se.Nodes {
+			o.Nodes = append(o.Nodes, string(a))
+		}
+	}
+	return o
 }

@@ -125,7 +125,7 @@ func (b *builtinAgent) Run(ctx context.Context, call *Call) (*Answer, error) {
 		o, err := b.serve(ctx, call, stderr)
 		code := 0
 		if err != nil {
-			o, code = failureOutput(err), b.report(stderr, err)
+			o, code = agentkit.FailureOutput(err), b.report(stderr, err)
 			_ = o.Print(stdout)
 		}
 		mu.Lock()
@@ -146,8 +146,8 @@ func (b *builtinAgent) Run(ctx context.Context, call *Call) (*Answer, error) {
 }
 
 // serve plays the call as `git-uwf agent <name>` does: the agent from its
-// flags, the request from the protocol's environment, the session on the
-// engine's repository, then agentkit.Execute.
+// flags, the request from the protocol's environment, then
+// agentkit.ServeOn on the engine's repository.
 func (b *builtinAgent) serve(ctx context.Context, call *Call, log io.Writer) (*agentkit.AdapterOutput, error) {
 	env := builtins.Env{Environ: call.Env, Dir: call.Dir, Supervisor: b.supervisor}
 	agent, err := b.agent(ctx, env)
@@ -159,16 +159,7 @@ func (b *builtinAgent) serve(ctx context.Context, call *Call, log io.Writer) (*a
 		return nil, err
 	}
 	req.Cwd = call.Dir
-	opts, err := agentkit.OptionsFromEnv(env.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	s, err := agentkit.NewSession(ctx, call.Repo, req, opts)
-	if err != nil {
-		return nil, err
-	}
-	s.Log = log
-	return agentkit.Execute(ctx, s, agent, opts)
+	return agentkit.ServeOn(ctx, call.Repo, agent, req, log, env.Getenv)
 }
 
 // agent builds the built-in agent its command line names.
@@ -212,18 +203,6 @@ func (b *builtinAgent) report(stderr io.Writer, err error) int {
 	}
 	fmt.Fprintf(stderr, "error: %s\n", msg)
 	return 1
-}
-
-// failureOutput is the AdapterOutput of a failed step: the error, and the
-// nodes stored on the way.
-func failureOutput(err error) *agentkit.AdapterOutput {
-	o := &agentkit.AdapterOutput{Error: err.Error()}
-	if se, ok := errors.AsType[*agentkit.StepError](err); ok {
-		for _, a := range se.Nodes {
-			o.Nodes = append(o.Nodes, string(a))
-		}
-	}
-	return o
 }
 
 // BuiltinArgs returns the arguments after the program name when argv runs

@@ -6,8 +6,6 @@ package agent
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -47,37 +45,14 @@ func serve(ctx context.Context, f *cmdutil.Factory, agent agentkit.Agent, args [
 	if req.Cwd, err = f.Getwd(); err != nil {
 		return err
 	}
-	if env := f.Getenv(agentkit.EnvRole); env != "" && env != req.Role {
-		return fmt.Errorf("role argument %q disagrees with %s=%q", req.Role, agentkit.EnvRole, env)
-	}
-	out, err := execute(ctx, f, agent, req)
+	repo, err := f.Repo(ctx)
 	if err != nil {
-		failure := &agentkit.AdapterOutput{Error: err.Error()}
-		var se *agentkit.StepError
-		if errors.As(err, &se) {
-			for _, a := range se.Nodes {
-				failure.Nodes = append(failure.Nodes, string(a))
-			}
-		}
-		_ = failure.Print(f.IO.Out)
+		return err
+	}
+	out, err := agentkit.ServeOn(ctx, repo, agent, req, f.IO.ErrOut, f.Getenv)
+	if err != nil {
+		_ = agentkit.FailureOutput(err).Print(f.IO.Out)
 		return err
 	}
 	return out.Print(f.IO.Out)
-}
-
-func execute(ctx context.Context, f *cmdutil.Factory, agent agentkit.Agent, req agentkit.Request) (*agentkit.AdapterOutput, error) {
-	opts, err := agentkit.OptionsFromEnv(f.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	repo, err := f.Repo(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s, err := agentkit.NewSession(ctx, repo, req, opts)
-	if err != nil {
-		return nil, err
-	}
-	s.Log = f.IO.ErrOut
-	return agentkit.Execute(ctx, s, agent, opts)
 }
