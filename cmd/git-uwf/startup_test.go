@@ -29,6 +29,15 @@ var notLinked = map[string]string{
 	"github.com/cloudflare/circl/":                "the curves of OpenPGP; see github.com/ProtonMail/go-crypto/",
 }
 
+// doors are the dependencies whose initialisation is heavy and which only
+// one git-uwf package may import, so that replacing or dropping one (see
+// docs/performance.md, start-up) stays a change to that package alone: a
+// module path (every package below it counts) and the package.
+var doors = map[string]string{
+	"github.com/santhosh-tekuri/jsonschema/v6": "github.com/git-uwf/git-uwf/internal/jsonschema",
+	"github.com/yuin/goldmark":                 "github.com/git-uwf/git-uwf/web",
+}
+
 // initBudget is the most a dependency's initialisation may allocate, for the
 // few whose initialisation is known to be heavy and cannot be avoided.
 var initBudget = map[string]struct {
@@ -59,11 +68,25 @@ var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) byte
 
 func TestStartupWork(t *testing.T) {
 	tags := makefileTags(t)
-	out, err := exec.Command("go", "list", "-tags", tags, "-deps", ".").Output()
+	out, err := exec.Command("go", "list", "-tags", tags, "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
-	deps := strings.Fields(string(out))
+	var deps []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		deps = append(deps, f[0])
+		if !strings.HasPrefix(f[0], "github.com/git-uwf/") {
+			continue
+		}
+		for _, imp := range f[1:] {
+			for mod, door := range doors {
+				if (imp == mod || strings.HasPrefix(imp, mod+"/")) && f[0] != door {
+					t.Errorf("%s imports %s: only %s may (its initialisation is heavy; keep it behind one package)", f[0], imp, door)
+				}
+			}
+		}
+	}
 	for pkg, why := range notLinked {
 		for _, dep := range deps {
 			if dep == pkg || strings.HasSuffix(pkg, "/") && strings.HasPrefix(dep, pkg) {
