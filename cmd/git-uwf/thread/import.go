@@ -41,7 +41,7 @@ func newCmdImport(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			perr := syncmd.PrintReport(f, format, rep)
+			perr := syncmd.PrintReport(f.IO, format, rep)
 			if perr == nil && rep.Failed() {
 				return &cmdutil.ExitError{Code: 1, Err: fmt.Errorf("some refs of %s could not be imported (see above)", arg)}
 			}
