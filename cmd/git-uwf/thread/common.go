@@ -41,6 +41,34 @@ func loadThread(ctx context.Context, openRepo func(context.Context) (*chain.Repo
 	return repo, t, nil
 }
 
+// threadView is what the views of a whole thread (show, graph, export)
+// start from: the thread, its derived state and its chain.
+type threadView struct {
+	repo   *chain.Repo
+	thread *chain.Thread
+	state  chain.State
+	// entries is the chain from the start (entries[0]) to the head.
+	entries []*chain.Entry
+}
+
+// viewThread opens the repository with openRepo, reads the thread a thread
+// argument names (see loadThread), its state and its chain.
+func viewThread(ctx context.Context, openRepo func(context.Context) (*chain.Repo, error), arg string) (*threadView, error) {
+	repo, t, err := loadThread(ctx, openRepo, arg)
+	if err != nil {
+		return nil, err
+	}
+	st, err := repo.State(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return nil, err
+	}
+	return &threadView{repo: repo, thread: t, state: st, entries: entries}, nil
+}
+
 // resolveThread is repo.ResolveThread with a "did you mean" for an
 // unknown id that is one or two characters off an existing one.
 func resolveThread(ctx context.Context, repo *chain.Repo, arg string) (chain.ThreadID, error) {

@@ -66,11 +66,11 @@ func newCmdExport(f *cmdutil.Factory) *cli.Command {
 }
 
 func exportRun(ctx context.Context, opts *ExportOptions) error {
-	repo, t, err := loadThread(ctx, opts.Repo, opts.Threads[0])
+	v, err := viewThread(ctx, opts.Repo, opts.Threads[0])
 	if err != nil {
 		return err
 	}
-	md, err := exportMarkdown(ctx, repo, t)
+	md, err := exportMarkdown(v)
 	if err != nil {
 		return err
 	}
@@ -78,15 +78,8 @@ func exportRun(ctx context.Context, opts *ExportOptions) error {
 }
 
 // exportMarkdown renders every step in full, oldest first, as a PR body.
-func exportMarkdown(ctx context.Context, repo *chain.Repo, t *chain.Thread) (string, error) {
-	entries, err := repo.Chain(ctx, t.Head.Commit)
-	if err != nil {
-		return "", err
-	}
-	st, err := repo.State(ctx, t)
-	if err != nil {
-		return "", err
-	}
+func exportMarkdown(v *threadView) (string, error) {
+	repo, t, st, entries := v.repo, v.thread, v.state, v.entries
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: %s\n\n", t.Workflow.Name, text.FirstLine(t.Start.Prompt, 100))
 	fmt.Fprintf(&b, "Thread `%s` · %d steps · %s\n\n", t.ID, len(entries)-1, st.Status)

@@ -45,23 +45,15 @@ func newCmdGraph(f *cmdutil.Factory) *cli.Command {
 }
 
 func graphRun(ctx context.Context, opts *GraphOptions) error {
-	repo, t, err := loadThread(ctx, opts.Repo, opts.Thread)
+	v, err := viewThread(ctx, opts.Repo, opts.Thread)
 	if err != nil {
 		return err
 	}
-	st, err := repo.State(ctx, t)
+	rels, err := v.repo.Relatives(ctx, v.thread, v.entries)
 	if err != nil {
 		return err
 	}
-	entries, err := repo.Chain(ctx, t.Head.Commit)
-	if err != nil {
-		return err
-	}
-	rels, err := repo.Relatives(ctx, t, entries)
-	if err != nil {
-		return err
-	}
-	g, err := threadgraph.Build(ctx, repo, t, entries, st, rels)
+	g, err := threadgraph.Build(ctx, v.repo, v.thread, v.entries, v.state, rels)
 	if err != nil {
 		return err
 	}

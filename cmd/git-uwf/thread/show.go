@@ -95,18 +95,11 @@ func newCmdShow(f *cmdutil.Factory) *cli.Command {
 }
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
-	repo, t, err := loadThread(ctx, opts.Repo, opts.Thread)
+	v, err := viewThread(ctx, opts.Repo, opts.Thread)
 	if err != nil {
 		return err
 	}
-	st, err := repo.State(ctx, t)
-	if err != nil {
-		return err
-	}
-	chainEntries, err := repo.Chain(ctx, t.Head.Commit)
-	if err != nil {
-		return err
-	}
+	repo, t, st, chainEntries := v.repo, v.thread, v.state, v.entries
 	out := showOutput{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),
 		Head: string(t.Head.Node.Alias), HeadCommit: t.Head.Commit.String(), Status: st.Status,
 		CurrentRole: strPtr(st.CurrentRole), SuspendedRole: strPtr(st.SuspendedRole), SuspendMessage: strPtr(st.SuspendMessage),
