@@ -88,7 +88,7 @@ func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return doctorRun(c.Context, &DoctorOptions{IO: f.IO, Config: configLoader(f), Executable: f.Executable,
+			return doctorRun(c.Context, &DoctorOptions{IO: f.IO, Config: f.LoadConfig, Executable: f.Executable,
 				Environ: f.Environ, Getenv: f.Getenv, Format: format, Aliases: c.Args().Slice(), Offline: c.Bool("offline")})
 		},
 	}

@@ -24,19 +24,6 @@ type AliasInfo struct {
 	Default bool   `json:"default"`
 }
 
-// configLoader returns the function that reads the configuration that
-// applies in f's working directory, and returns that directory too.
-func configLoader(f *cmdutil.Factory) func(context.Context) (*config.Config, string, error) {
-	return func(ctx context.Context) (*config.Config, string, error) {
-		wd, err := f.Getwd()
-		if err != nil {
-			return nil, "", err
-		}
-		cfg, err := config.LoadDir(ctx, wd, f.Getenv)
-		return cfg, wd, err
-	}
-}
-
 // ListOptions are the inputs of `agent list`.
 type ListOptions struct {
 	IO     *iostreams.IOStreams
@@ -57,7 +44,7 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return listRun(c.Context, &ListOptions{IO: f.IO, Config: configLoader(f), Format: format})
+			return listRun(c.Context, &ListOptions{IO: f.IO, Config: f.LoadConfig, Format: format})
 		},
 	}
 }

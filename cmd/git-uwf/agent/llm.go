@@ -13,6 +13,9 @@ import (
 // LLMOptions are the inputs of `agent llm`.
 type LLMOptions struct {
 	ProtocolOptions
+	// Config reads the configuration that applies in the working
+	// directory.
+	Config func(context.Context) (*config.Config, string, error)
 	// Flags choose the endpoint over the configuration's models.
 	Flags builtins.LLMFlags
 }
@@ -38,17 +41,13 @@ func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 			if flags.BaseURL != "" && flags.Model == "" {
 				return cmdutil.FlagErrorf("--base-url needs --model")
 			}
-			return llmRun(c.Context, &LLMOptions{ProtocolOptions: protocolOptions(f, c.Args().Slice()), Flags: flags})
+			return llmRun(c.Context, &LLMOptions{ProtocolOptions: protocolOptions(f, c.Args().Slice()), Config: f.LoadConfig, Flags: flags})
 		},
 	}
 }
 
 func llmRun(ctx context.Context, opts *LLMOptions) error {
-	wd, err := opts.Getwd()
-	if err != nil {
-		return err
-	}
-	cfg, err := config.LoadDir(ctx, wd, opts.Getenv)
+	cfg, _, err := opts.Config(ctx)
 	if err != nil {
 		return err
 	}

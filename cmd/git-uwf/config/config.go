@@ -45,26 +45,6 @@ func NewCmdConfig(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-// loader returns the function that reads the configuration that applies
-// in f's working directory (list and get).
-func loader(f *cmdutil.Factory) func(context.Context) (*config.Config, error) {
-	return func(ctx context.Context) (*config.Config, error) {
-		wd, err := f.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		return config.LoadDir(ctx, wd, f.Getenv)
-	}
-}
-
-// pathsFinder returns the function that finds the configuration files
-// and whether f's working directory is inside a repository (set and unset).
-func pathsFinder(f *cmdutil.Factory) func(context.Context) (config.Paths, bool, error) {
-	return func(ctx context.Context) (config.Paths, bool, error) {
-		return cmdutil.ConfigPaths(ctx, f)
-	}
-}
-
 func value(e config.Entry) Value {
 	return Value{Key: e.Key, Value: e.Text, Scope: string(e.Scope), File: e.File, Line: e.Line}
 }

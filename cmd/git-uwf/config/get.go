@@ -15,7 +15,7 @@ import (
 // GetOptions are the inputs of `config get`.
 type GetOptions struct {
 	IO     *iostreams.IOStreams
-	Config func(context.Context) (*config.Config, error)
+	Config func(context.Context) (*config.Config, string, error)
 	Format cmdutil.Format
 
 	Key string
@@ -35,13 +35,13 @@ func newCmdGet(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return getRun(c.Context, &GetOptions{IO: f.IO, Config: loader(f), Format: format, Key: c.Args().First()})
+			return getRun(c.Context, &GetOptions{IO: f.IO, Config: f.LoadConfig, Format: format, Key: c.Args().First()})
 		},
 	}
 }
 
 func getRun(ctx context.Context, opts *GetOptions) error {
-	cfg, err := opts.Config(ctx)
+	cfg, _, err := opts.Config(ctx)
 	if err != nil {
 		return err
 	}

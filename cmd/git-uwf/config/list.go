@@ -15,7 +15,7 @@ import (
 // ListOptions are the inputs of `config list`.
 type ListOptions struct {
 	IO     *iostreams.IOStreams
-	Config func(context.Context) (*config.Config, error)
+	Config func(context.Context) (*config.Config, string, error)
 	Format cmdutil.Format
 
 	ShowOrigin bool
@@ -39,14 +39,14 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return listRun(c.Context, &ListOptions{IO: f.IO, Config: loader(f), Format: format,
+			return listRun(c.Context, &ListOptions{IO: f.IO, Config: f.LoadConfig, Format: format,
 				ShowOrigin: c.Bool("show-origin"), Builtin: c.Bool("builtin")})
 		},
 	}
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	cfg, err := opts.Config(ctx)
+	cfg, _, err := opts.Config(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func newCmdSet(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return setRun(c.Context, &WriteOptions{Paths: pathsFinder(f), Scope: scope,
+			return setRun(c.Context, &WriteOptions{Paths: f.ConfigPaths, Scope: scope,
 				Key: c.Args().Get(0), Value: c.Args().Get(1)})
 		},
 	}

@@ -22,7 +22,7 @@ func newCmdUnset(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return unsetRun(c.Context, &WriteOptions{Paths: pathsFinder(f), Scope: scope, Key: c.Args().First()})
+			return unsetRun(c.Context, &WriteOptions{Paths: f.ConfigPaths, Scope: scope, Key: c.Args().First()})
 		},
 	}
 }

@@ -81,7 +81,7 @@ func NewCmdSetup(f *cmdutil.Factory) *cli.Command {
 				return err
 			}
 			return setupRun(c.Context, &Options{IO: f.IO, Getenv: f.Getenv, Format: format,
-				Paths: func(ctx context.Context) (config.Paths, bool, error) { return cmdutil.ConfigPaths(ctx, f) },
+				Paths: f.ConfigPaths,
 				Choices: Choices{Agent: c.String("agent"), Provider: c.String("provider"), BaseURL: c.String("base-url"),
 					APIKeyEnv: c.String("api-key-env"), Model: c.String("model")}})
 		},
