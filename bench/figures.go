@@ -298,16 +298,7 @@ func (b *bench) threadsFixture(ctx context.Context, name string, packed bool) (*
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < b.cfg.threads; i++ {
-		switch i % 3 {
-		case 0:
-			im.thread(i, 0, "")
-		case 1:
-			im.thread(i, 1, "again")
-		default:
-			im.thread(i, 1, "done")
-		}
-	}
+	im.mix(b.cfg.threads)
 	if err := im.close(); err != nil {
 		return nil, fmt.Errorf("fast-import: %w", err)
 	}

@@ -188,6 +188,22 @@ func node(typ objects.Alias, payload any) genNode {
 	return genNode{objects.AliasOf(b), b}
 }
 
+// mix emits n threads in the mix the listing fixtures use: a third just
+// started, a third with one step that routes again, a third with one step
+// that is done.
+func (im *importer) mix(n int) {
+	for i := 0; i < n; i++ {
+		switch i % 3 {
+		case 0:
+			im.thread(i, 0, "")
+		case 1:
+			im.thread(i, 1, "again")
+		default:
+			im.thread(i, 1, "done")
+		}
+	}
+}
+
 // thread emits a thread with n steps; the last step says last ("again" or
 // "done"). It returns the thread id and the commit mark of its head.
 func (im *importer) thread(i, n int, last string) chain.ThreadID {

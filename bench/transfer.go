@@ -25,16 +25,7 @@ func (b *bench) transferFigures(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := 0; i < n; i++ {
-		switch i % 3 {
-		case 0:
-			im.thread(i, 0, "")
-		case 1:
-			im.thread(i, 1, "again")
-		default:
-			im.thread(i, 1, "done")
-		}
-	}
+	im.mix(n)
 	if err := im.close(); err != nil {
 		return fmt.Errorf("fast-import: %w", err)
 	}

@@ -2,6 +2,11 @@
 // pipe, human, llm), each speaking the agent protocol (the last two
 // arguments are the thread id and the role; UWF_EDGE_PROMPT and friends
 // come from the environment), plus `agent list` and `agent doctor`.
+//
+// Each verb is one small constructor, newCmd<Verb>(f), whose action parses
+// the command line into an options struct and calls <verb>Run(ctx, opts).
+// The built-in agents' options embed ProtocolOptions, what every one of
+// them needs to play one protocol step.
 package agent
 
 import (
@@ -10,7 +15,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/agentkit"
+	"github.com/git-uwf/git-uwf/builtins"
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 )
 
 // protocolUsage is the argument usage shared by the built-in builtins.
@@ -29,30 +37,58 @@ func NewCmdAgent(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
+// ProtocolOptions are the inputs every built-in agent verb shares.
+type ProtocolOptions struct {
+	IO      *iostreams.IOStreams
+	Getwd   func() (string, error)
+	Getenv  func(string) string
+	Environ func() []string
+	Repo    func(context.Context) (*chain.Repo, error)
+
+	// Args are the protocol's arguments: the thread id and the role are
+	// the last two.
+	Args []string
+}
+
+// protocolOptions returns the ProtocolOptions of f with the protocol
+// arguments args.
+func protocolOptions(f *cmdutil.Factory, args []string) ProtocolOptions {
+	return ProtocolOptions{IO: f.IO, Getwd: f.Getwd, Getenv: f.Getenv, Environ: f.Environ, Repo: f.Repo, Args: args}
+}
+
+// builtinEnv is where a built-in agent run by this command runs.
+func (opts *ProtocolOptions) builtinEnv() (builtins.Env, error) {
+	wd, err := opts.Getwd()
+	if err != nil {
+		return builtins.Env{}, err
+	}
+	return builtins.Env{Environ: opts.Environ(), Dir: wd}, nil
+}
+
 // serve plays one protocol step with agent: the session is built from the
-// thread id and role (the last two of args) in the working directory, the
-// reply is extracted and stored, and the AdapterOutput line is printed. A
-// failure also prints an AdapterOutput (with the error and the nodes kept)
-// before returning the error.
-func serve(ctx context.Context, f *cmdutil.Factory, agent agentkit.Agent, args []string) error {
-	if len(args) < 2 {
+// thread id and role (the last two of opts.Args) in the working directory,
+// the reply is extracted and stored, and the AdapterOutput line is printed.
+// A failure also prints an AdapterOutput (with the error and the nodes
+// kept) before returning the error.
+func serve(ctx context.Context, opts *ProtocolOptions, agent agentkit.Agent) error {
+	if len(opts.Args) < 2 {
 		return cmdutil.FlagErrorf("missing %s (the engine appends them)", protocolUsage)
 	}
-	req, err := agentkit.RequestFromEnv(args, f.Getenv)
+	req, err := agentkit.RequestFromEnv(opts.Args, opts.Getenv)
 	if err != nil {
 		return err
 	}
-	if req.Cwd, err = f.Getwd(); err != nil {
+	if req.Cwd, err = opts.Getwd(); err != nil {
 		return err
 	}
-	repo, err := f.Repo(ctx)
+	repo, err := opts.Repo(ctx)
 	if err != nil {
 		return err
 	}
-	out, err := agentkit.ServeOn(ctx, repo, agent, req, f.IO.ErrOut, f.Getenv)
+	out, err := agentkit.ServeOn(ctx, repo, agent, req, opts.IO.ErrOut, opts.Getenv)
 	if err != nil {
-		_ = agentkit.FailureOutput(err).Print(f.IO.Out)
+		_ = agentkit.FailureOutput(err).Print(opts.IO.Out)
 		return err
 	}
-	return out.Print(f.IO.Out)
+	return out.Print(opts.IO.Out)
 }

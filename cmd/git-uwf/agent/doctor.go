@@ -21,6 +21,7 @@ import (
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/config"
 	"github.com/git-uwf/git-uwf/engine"
 )
@@ -53,6 +54,21 @@ const (
 	reachTimeout   = 5 * time.Second
 )
 
+// DoctorOptions are the inputs of `agent doctor`.
+type DoctorOptions struct {
+	IO         *iostreams.IOStreams
+	Config     func(context.Context) (*config.Config, string, error)
+	Executable func() (string, error)
+	Environ    func() []string
+	Getenv     func(string) string
+	Format     cmdutil.Format
+
+	// Aliases are the aliases to check (none: all of them).
+	Aliases []string
+	// Offline skips probing the model servers.
+	Offline bool
+}
+
 func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "doctor",
@@ -72,70 +88,75 @@ func newCmdDoctor(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg, wd, err := loadConfig(c.Context, f)
-			if err != nil {
-				return err
-			}
-			aliases := cfg.Aliases()
-			if c.Args().Present() {
-				aliases = c.Args().Slice()
-				for _, a := range aliases {
-					if _, ok := cfg.Agents[a]; !ok {
-						return cmdutil.FlagErrorf("unknown agent alias %q; known aliases: %s", a, strings.Join(cfg.Aliases(), ", "))
-					}
-				}
-			}
-			self, _ := f.Executable()
-			checks := make([]Check, len(aliases))
-			var wg sync.WaitGroup
-			for i, alias := range aliases {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					a := cfg.Agents[alias]
-					checks[i] = check(c.Context, a, self, wd, f.Environ(), f.Getenv("PATH"))
-					if checks[i].Found {
-						env := append(append(f.Environ(), cfg.AgentEnv()...), a.Env...)
-						probeEndpoint(c.Context, &checks[i], a.Argv, env, !c.Bool("offline"))
-					}
-				}()
-			}
-			wg.Wait()
-			if err := cmdutil.Print(f.IO, format, checks, func(w io.Writer) error {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ALIAS\tPROGRAM\tFOUND\tVERSION\tENDPOINT")
-				for _, ch := range checks {
-					found, version := "no", ch.Version
-					if ch.Found {
-						found = ch.Path
-					}
-					if ch.Error != "" {
-						version = "(" + ch.Error + ")"
-					}
-					endpoint := ch.Endpoint
-					switch {
-					case endpoint == "":
-					case ch.Reachable == nil:
-						endpoint += " (not checked)"
-					case *ch.Reachable:
-						endpoint += " (reachable)"
-					default:
-						endpoint += " (UNREACHABLE: " + ch.Unreachable + ")"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ch.Alias, ch.Binary, found, version, endpoint)
-				}
-				return tw.Flush()
-			}); err != nil {
-				return err
-			}
-			for _, ch := range checks {
-				if ch.Alias == cfg.DefaultAgent && !ch.Found {
-					return fmt.Errorf("the default agent %q needs %s, which is not installed", ch.Alias, ch.Binary)
-				}
-			}
-			return nil
+			return doctorRun(c.Context, &DoctorOptions{IO: f.IO, Config: f.LoadConfig, Executable: f.Executable,
+				Environ: f.Environ, Getenv: f.Getenv, Format: format, Aliases: c.Args().Slice(), Offline: c.Bool("offline")})
 		},
 	}
+}
+
+func doctorRun(ctx context.Context, opts *DoctorOptions) error {
+	cfg, wd, err := opts.Config(ctx)
+	if err != nil {
+		return err
+	}
+	aliases := cfg.Aliases()
+	if len(opts.Aliases) > 0 {
+		aliases = opts.Aliases
+		for _, a := range aliases {
+			if _, ok := cfg.Agents[a]; !ok {
+				return cmdutil.FlagErrorf("unknown agent alias %q; known aliases: %s", a, strings.Join(cfg.Aliases(), ", "))
+			}
+		}
+	}
+	self, _ := opts.Executable()
+	checks := make([]Check, len(aliases))
+	var wg sync.WaitGroup
+	for i, alias := range aliases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := cfg.Agents[alias]
+			checks[i] = check(ctx, a, self, wd, opts.Environ(), opts.Getenv("PATH"))
+			if checks[i].Found {
+				env := append(append(opts.Environ(), cfg.AgentEnv()...), a.Env...)
+				probeEndpoint(ctx, &checks[i], a.Argv, env, !opts.Offline)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := cmdutil.Print(opts.IO, opts.Format, checks, func(w io.Writer) error {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ALIAS\tPROGRAM\tFOUND\tVERSION\tENDPOINT")
+		for _, ch := range checks {
+			found, version := "no", ch.Version
+			if ch.Found {
+				found = ch.Path
+			}
+			if ch.Error != "" {
+				version = "(" + ch.Error + ")"
+			}
+			endpoint := ch.Endpoint
+			switch {
+			case endpoint == "":
+			case ch.Reachable == nil:
+				endpoint += " (not checked)"
+			case *ch.Reachable:
+				endpoint += " (reachable)"
+			default:
+				endpoint += " (UNREACHABLE: " + ch.Unreachable + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ch.Alias, ch.Binary, found, version, endpoint)
+		}
+		return tw.Flush()
+	}); err != nil {
+		return err
+	}
+	for _, ch := range checks {
+		if ch.Alias == cfg.DefaultAgent && !ch.Found {
+			return fmt.Errorf("the default agent %q needs %s, which is not installed", ch.Alias, ch.Binary)
+		}
+	}
+	return nil
 }
 
 // check finds the program an agent alias runs and asks for its version.

@@ -1,11 +1,18 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
+
+// HumanOptions are the inputs of `agent human`.
+type HumanOptions struct {
+	ProtocolOptions
+}
 
 func newCmdHuman(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -17,9 +24,13 @@ func newCmdHuman(f *cmdutil.Factory) *cli.Command {
 			"terminal and carries text, that text is the answer. An empty or unchanged\n" +
 			"answer fails with \"no answer given\".",
 		Action: func(c *cli.Context) error {
-			h := &builtins.Human{Stdin: f.IO.In, StdinTTY: f.IO.IsStdinTTY(), Editor: builtins.EditorFrom(f.Getenv),
-				Stderr: f.IO.ErrOut, Env: f.Environ()}
-			return serve(c.Context, f, h, c.Args().Slice())
+			return humanRun(c.Context, &HumanOptions{ProtocolOptions: protocolOptions(f, c.Args().Slice())})
 		},
 	}
+}
+
+func humanRun(ctx context.Context, opts *HumanOptions) error {
+	h := &builtins.Human{Stdin: opts.IO.In, StdinTTY: opts.IO.IsStdinTTY(), Editor: builtins.EditorFrom(opts.Getenv),
+		Stderr: opts.IO.ErrOut, Env: opts.Environ()}
+	return serve(ctx, &opts.ProtocolOptions, h)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/config"
 )
 
@@ -23,13 +24,11 @@ type AliasInfo struct {
 	Default bool   `json:"default"`
 }
 
-func loadConfig(ctx context.Context, f *cmdutil.Factory) (*config.Config, string, error) {
-	wd, err := f.Getwd()
-	if err != nil {
-		return nil, "", err
-	}
-	cfg, err := config.LoadDir(ctx, wd, f.Getenv)
-	return cfg, wd, err
+// ListOptions are the inputs of `agent list`.
+type ListOptions struct {
+	IO     *iostreams.IOStreams
+	Config func(context.Context) (*config.Config, string, error)
+	Format cmdutil.Format
 }
 
 func newCmdList(f *cmdutil.Factory) *cli.Command {
@@ -45,34 +44,38 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg, _, err := loadConfig(c.Context, f)
-			if err != nil {
-				return err
-			}
-			var list []AliasInfo
-			for _, alias := range cfg.Aliases() {
-				a := cfg.Agents[alias]
-				list = append(list, AliasInfo{Alias: alias, Command: a.Command, Argv: a.Argv, Scope: string(a.Scope),
-					Where: a.Where, Default: alias == cfg.DefaultAgent})
-			}
-			return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ALIAS\tCOMMAND\tDEFINED IN")
-				for _, a := range list {
-					mark := ""
-					if a.Default {
-						mark = " (default)"
-					}
-					fmt.Fprintf(tw, "%s%s\t%s\t%s\n", a.Alias, mark, a.Command, a.Where)
-				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
-				if cfg.DefaultAgent == "" {
-					fmt.Fprintln(w, "\nno default agent: run git uwf setup, or pass --agent to thread step")
-				}
-				return nil
-			})
+			return listRun(c.Context, &ListOptions{IO: f.IO, Config: f.LoadConfig, Format: format})
 		},
 	}
+}
+
+func listRun(ctx context.Context, opts *ListOptions) error {
+	cfg, _, err := opts.Config(ctx)
+	if err != nil {
+		return err
+	}
+	var list []AliasInfo
+	for _, alias := range cfg.Aliases() {
+		a := cfg.Agents[alias]
+		list = append(list, AliasInfo{Alias: alias, Command: a.Command, Argv: a.Argv, Scope: string(a.Scope),
+			Where: a.Where, Default: alias == cfg.DefaultAgent})
+	}
+	return cmdutil.Print(opts.IO, opts.Format, list, func(w io.Writer) error {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ALIAS\tCOMMAND\tDEFINED IN")
+		for _, a := range list {
+			mark := ""
+			if a.Default {
+				mark = " (default)"
+			}
+			fmt.Fprintf(tw, "%s%s\t%s\t%s\n", a.Alias, mark, a.Command, a.Where)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if cfg.DefaultAgent == "" {
+			fmt.Fprintln(w, "\nno default agent: run git uwf setup, or pass --agent to thread step")
+		}
+		return nil
+	})
 }

@@ -1,13 +1,24 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/config"
 )
+
+// LLMOptions are the inputs of `agent llm`.
+type LLMOptions struct {
+	ProtocolOptions
+	// Config reads the configuration that applies in the working
+	// directory.
+	Config func(context.Context) (*config.Config, string, error)
+	// Flags choose the endpoint over the configuration's models.
+	Flags builtins.LLMFlags
+}
 
 func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -25,28 +36,24 @@ func newCmdLLM(f *cmdutil.Factory) *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Usage: "bound one request", Value: builtins.DefaultLLMTimeout},
 		},
 		Action: func(c *cli.Context) error {
-			ep, err := llmEndpoint(c, f)
-			if err != nil {
-				return err
+			flags := builtins.LLMFlags{BaseURL: c.String("base-url"), Model: c.String("model"),
+				APIKeyEnv: c.String("api-key-env"), Timeout: c.Duration("timeout")}
+			if flags.BaseURL != "" && flags.Model == "" {
+				return cmdutil.FlagErrorf("--base-url needs --model")
 			}
-			return serve(c.Context, f, &builtins.LLM{Endpoint: ep}, c.Args().Slice())
+			return llmRun(c.Context, &LLMOptions{ProtocolOptions: protocolOptions(f, c.Args().Slice()), Config: f.LoadConfig, Flags: flags})
 		},
 	}
 }
 
-func llmEndpoint(c *cli.Context, f *cmdutil.Factory) (agentkit.LLMEndpoint, error) {
-	flags := builtins.LLMFlags{BaseURL: c.String("base-url"), Model: c.String("model"),
-		APIKeyEnv: c.String("api-key-env"), Timeout: c.Duration("timeout")}
-	if flags.BaseURL != "" && flags.Model == "" {
-		return agentkit.LLMEndpoint{}, cmdutil.FlagErrorf("--base-url needs --model")
-	}
-	wd, err := f.Getwd()
+func llmRun(ctx context.Context, opts *LLMOptions) error {
+	cfg, _, err := opts.Config(ctx)
 	if err != nil {
-		return agentkit.LLMEndpoint{}, err
+		return err
 	}
-	cfg, err := config.LoadDir(c.Context, wd, f.Getenv)
+	ep, err := cfg.LLMAgentEndpoint(opts.Flags)
 	if err != nil {
-		return agentkit.LLMEndpoint{}, err
+		return err
 	}
-	return cfg.LLMAgentEndpoint(flags)
+	return serve(ctx, &opts.ProtocolOptions, &builtins.LLM{Endpoint: ep})
 }

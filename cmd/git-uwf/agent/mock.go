@@ -1,11 +1,20 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
+
+// MockOptions are the inputs of `agent mock`.
+type MockOptions struct {
+	ProtocolOptions
+	// Script is the --script file ("" uses $UWF_MOCK_SCRIPT).
+	Script string
+}
 
 func newCmdMock(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -19,24 +28,19 @@ func newCmdMock(f *cmdutil.Factory) *cli.Command {
 			"without --script, $UWF_MOCK_SCRIPT is used.",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "script", Usage: "the mock script `FILE`"}},
 		Action: func(c *cli.Context) error {
-			env, err := builtinEnv(f)
-			if err != nil {
-				return err
-			}
-			m, err := builtins.NewMockAgent(builtins.MockFlags{Script: c.String("script")}, env)
-			if err != nil {
-				return err
-			}
-			return serve(c.Context, f, m, c.Args().Slice())
+			return mockRun(c.Context, &MockOptions{ProtocolOptions: protocolOptions(f, c.Args().Slice()), Script: c.String("script")})
 		},
 	}
 }
 
-// builtinEnv is where a built-in agent run by this command runs.
-func builtinEnv(f *cmdutil.Factory) (builtins.Env, error) {
-	wd, err := f.Getwd()
+func mockRun(ctx context.Context, opts *MockOptions) error {
+	env, err := opts.builtinEnv()
 	if err != nil {
-		return builtins.Env{}, err
+		return err
 	}
-	return builtins.Env{Environ: f.Environ(), Dir: wd}, nil
+	m, err := builtins.NewMockAgent(builtins.MockFlags{Script: opts.Script}, env)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, &opts.ProtocolOptions, m)
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,17 @@ import (
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 )
+
+// PipeOptions are the inputs of `agent pipe`.
+type PipeOptions struct {
+	ProtocolOptions
+	// Supervisor, when set, returns the program that supervises the
+	// piped command (see cmdutil.Factory.Supervisor).
+	Supervisor func() (string, error)
+	// Pipe is the parsed command line (its Protocol arguments are
+	// ProtocolOptions.Args).
+	Pipe builtins.PipeArgs
+}
 
 // newCmdPipe parses its own flags: everything after `--` is the command,
 // and the last two arguments are the protocol's.
@@ -33,20 +45,25 @@ func newCmdPipe(f *cmdutil.Factory) *cli.Command {
 			if args.Help {
 				return cli.ShowSubcommandHelp(c)
 			}
-			env, err := builtinEnv(f)
-			if err != nil {
-				return err
-			}
-			if f.Supervisor != nil {
-				if env.Supervisor, err = f.Supervisor(); err != nil {
-					return fmt.Errorf("find the git-uwf executable: %w", err)
-				}
-			}
-			p, err := builtins.NewPipeAgent(args, env)
-			if err != nil {
-				return cmdutil.FlagErrorf("%v", err)
-			}
-			return serve(c.Context, f, p, args.Protocol)
+			return pipeRun(c.Context, &PipeOptions{ProtocolOptions: protocolOptions(f, args.Protocol),
+				Supervisor: f.Supervisor, Pipe: args})
 		},
 	}
+}
+
+func pipeRun(ctx context.Context, opts *PipeOptions) error {
+	env, err := opts.builtinEnv()
+	if err != nil {
+		return err
+	}
+	if opts.Supervisor != nil {
+		if env.Supervisor, err = opts.Supervisor(); err != nil {
+			return fmt.Errorf("find the git-uwf executable: %w", err)
+		}
+	}
+	p, err := builtins.NewPipeAgent(opts.Pipe, env)
+	if err != nil {
+		return cmdutil.FlagErrorf("%v", err)
+	}
+	return serve(ctx, &opts.ProtocolOptions, p)
 }

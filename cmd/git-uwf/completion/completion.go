@@ -2,6 +2,9 @@
 // prints a shell completion script, and the hidden `git uwf __complete`
 // the scripts call: it completes command and verb names, flags, thread ids
 // and workflow names from the command tree and the repository.
+//
+// Each command's action parses the command line into an options struct
+// and calls <command>Run(ctx, opts), as every command verb does.
 package completion
 
 import (
@@ -15,8 +18,27 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 )
+
+// CompletionOptions are the inputs of `completion`.
+type CompletionOptions struct {
+	IO    *iostreams.IOStreams
+	Shell string
+}
+
+// CompleteOptions are the inputs of `__complete`.
+type CompleteOptions struct {
+	IO   *iostreams.IOStreams
+	Repo func(context.Context) (*chain.Repo, error)
+
+	// Commands is the command tree that is completed.
+	Commands []*cli.Command
+	// Words are the words after `git uwf`, the last one under the cursor.
+	Words []string
+}
 
 // NewCmdCompletion returns the `completion` command.
 func NewCmdCompletion(f *cmdutil.Factory) *cli.Command {
@@ -33,14 +55,18 @@ func NewCmdCompletion(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			script, ok := scripts[shell]
-			if !ok {
-				return cmdutil.FlagErrorf("unknown shell %q: want bash, zsh or fish%s", shell, cmdutil.DidYouMean(shell, []string{"bash", "zsh", "fish"}))
-			}
-			_, err = io.WriteString(f.IO.Out, script)
-			return err
+			return completionRun(&CompletionOptions{IO: f.IO, Shell: shell})
 		},
 	}
+}
+
+func completionRun(opts *CompletionOptions) error {
+	script, ok := scripts[opts.Shell]
+	if !ok {
+		return cmdutil.FlagErrorf("unknown shell %q: want bash, zsh or fish%s", opts.Shell, cmdutil.DidYouMean(opts.Shell, []string{"bash", "zsh", "fish"}))
+	}
+	_, err := io.WriteString(opts.IO.Out, script)
+	return err
 }
 
 // NewCmdComplete returns the hidden `__complete` command: its arguments are
@@ -52,18 +78,22 @@ func NewCmdComplete(f *cmdutil.Factory) *cli.Command {
 		Hidden:          true,
 		SkipFlagParsing: true,
 		Action: func(c *cli.Context) error {
-			words := c.Args().Slice()
-			for _, cand := range Complete(c.Context, f, c.App.Commands, words) {
-				fmt.Fprintln(f.IO.Out, cand)
-			}
-			return nil
+			return completeRun(c.Context, &CompleteOptions{IO: f.IO, Repo: f.Repo, Commands: c.App.Commands, Words: c.Args().Slice()})
 		},
 	}
 }
 
+func completeRun(ctx context.Context, opts *CompleteOptions) error {
+	for _, cand := range Complete(ctx, opts.Repo, opts.Commands, opts.Words) {
+		fmt.Fprintln(opts.IO.Out, cand)
+	}
+	return nil
+}
+
 // Complete returns the candidates for the last of words, given the words
-// before it (flags among them are skipped).
-func Complete(ctx context.Context, f *cmdutil.Factory, root []*cli.Command, words []string) []string {
+// before it (flags among them are skipped); openRepo opens the repository
+// that thread ids and workflow names come from.
+func Complete(ctx context.Context, openRepo func(context.Context) (*chain.Repo, error), root []*cli.Command, words []string) []string {
 	cur := ""
 	if len(words) > 0 {
 		cur, words = words[len(words)-1], words[:len(words)-1]
@@ -104,7 +134,7 @@ func Complete(ctx context.Context, f *cmdutil.Factory, root []*cli.Command, word
 			}
 		}
 	case cmd != nil && args == 0:
-		cands = argCandidates(ctx, f, cmd.ArgsUsage)
+		cands = argCandidates(ctx, openRepo, cmd.ArgsUsage)
 	}
 	out := cands[:0]
 	for _, c := range cands {
@@ -130,10 +160,10 @@ func isThreadLike(s string) bool { return len(s) == 26 }
 // argCandidates completes a command's first argument from what its usage
 // names: thread ids for <thread>, workflow names (registered and in
 // .uwf/workflows) for <workflow…>, shells for completion.
-func argCandidates(ctx context.Context, f *cmdutil.Factory, usage string) []string {
+func argCandidates(ctx context.Context, openRepo func(context.Context) (*chain.Repo, error), usage string) []string {
 	switch {
 	case strings.HasPrefix(usage, "<thread"):
-		repo, err := f.Repo(ctx)
+		repo, err := openRepo(ctx)
 		if err != nil {
 			return nil
 		}
@@ -148,7 +178,7 @@ func argCandidates(ctx context.Context, f *cmdutil.Factory, usage string) []stri
 		return out
 	case strings.HasPrefix(usage, "<workflow") || strings.HasPrefix(usage, "<name"):
 		var out []string
-		if repo, err := f.Repo(ctx); err == nil {
+		if repo, err := openRepo(ctx); err == nil {
 			if ws, err := repo.Workflows(ctx); err == nil {
 				for _, w := range ws {
 					out = append(out, w.Name)

@@ -4,6 +4,9 @@
 // config.yaml) by default when run inside a repository, else the user file;
 // --user, --repo and --team choose explicitly. The team file only accepts
 // the keys the trust rule allows (see config).
+//
+// Each verb is one small constructor, newCmd<Verb>(f), whose action parses
+// the command line into an options struct and calls <verb>Run(ctx, opts).
 package configcmd
 
 import (
@@ -42,14 +45,6 @@ func NewCmdConfig(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-func load(ctx context.Context, f *cmdutil.Factory) (*config.Config, error) {
-	wd, err := f.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	return config.LoadDir(ctx, wd, f.Getenv)
-}
-
 func value(e config.Entry) Value {
 	return Value{Key: e.Key, Value: e.Text, Scope: string(e.Scope), File: e.File, Line: e.Line}
 }
@@ -62,33 +57,48 @@ func scopeFlags() []cli.Flag {
 	}
 }
 
+// WriteOptions are the inputs of `config set` and `config unset`.
+type WriteOptions struct {
+	// Paths finds the configuration files and whether the command runs
+	// inside a repository.
+	Paths func(context.Context) (config.Paths, bool, error)
+	// Scope is the file chosen by --user, --repo or --team; empty picks
+	// repo inside a repository, else user.
+	Scope config.Scope
+
+	Key   string
+	Value string // set only
+}
+
 // target finds the configuration files and the one that set or unset
-// writes (see scopeOf).
-func target(c *cli.Context, f *cmdutil.Factory) (config.Paths, config.Scope, error) {
-	paths, inRepo, err := cmdutil.ConfigPaths(c.Context, f)
+// writes.
+func target(ctx context.Context, opts *WriteOptions) (config.Paths, config.Scope, error) {
+	paths, inRepo, err := opts.Paths(ctx)
 	if err != nil {
 		return config.Paths{}, "", err
 	}
-	scope, err := scopeOf(c, inRepo)
-	return paths, scope, err
+	switch {
+	case opts.Scope != "":
+		return paths, opts.Scope, nil
+	case inRepo:
+		return paths, config.ScopeRepo, nil
+	}
+	return paths, config.ScopeUser, nil
 }
 
-// scopeOf picks the file to write: the flag given, else repo inside a
-// repository, else user.
-func scopeOf(c *cli.Context, inRepo bool) (config.Scope, error) {
+// scopeOf reads the scope flags: the one given, or "" for none.
+func scopeOf(c *cli.Context) (config.Scope, error) {
 	var chosen []config.Scope
 	for _, s := range []config.Scope{config.ScopeUser, config.ScopeRepo, config.ScopeTeam} {
 		if c.Bool(string(s)) {
 			chosen = append(chosen, s)
 		}
 	}
-	switch {
-	case len(chosen) > 1:
+	if len(chosen) > 1 {
 		return "", cmdutil.FlagErrorf("give only one of --user, --repo and --team")
-	case len(chosen) == 1:
-		return chosen[0], nil
-	case inRepo:
-		return config.ScopeRepo, nil
 	}
-	return config.ScopeUser, nil
+	if len(chosen) == 1 {
+		return chosen[0], nil
+	}
+	return "", nil
 }

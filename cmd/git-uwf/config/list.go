@@ -1,14 +1,26 @@
 package configcmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/config"
 )
+
+// ListOptions are the inputs of `config list`.
+type ListOptions struct {
+	IO     *iostreams.IOStreams
+	Config func(context.Context) (*config.Config, string, error)
+	Format cmdutil.Format
+
+	ShowOrigin bool
+	Builtin    bool
+}
 
 func newCmdList(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -27,30 +39,35 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := load(c.Context, f)
-			if err != nil {
-				return err
-			}
-			list := []Value{}
-			for _, e := range cfg.List() {
-				if e.Scope == config.ScopeBuiltin && !c.Bool("builtin") {
-					continue
-				}
-				list = append(list, value(e))
-			}
-			return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
-				for _, v := range list {
-					if c.Bool("show-origin") {
-						origin := v.Scope
-						if v.File != "" {
-							origin = fmt.Sprintf("%s:%s:%d", v.Scope, v.File, v.Line)
-						}
-						fmt.Fprintf(w, "%s\t", origin)
-					}
-					fmt.Fprintf(w, "%s=%s\n", v.Key, v.Value)
-				}
-				return nil
-			})
+			return listRun(c.Context, &ListOptions{IO: f.IO, Config: f.LoadConfig, Format: format,
+				ShowOrigin: c.Bool("show-origin"), Builtin: c.Bool("builtin")})
 		},
 	}
+}
+
+func listRun(ctx context.Context, opts *ListOptions) error {
+	cfg, _, err := opts.Config(ctx)
+	if err != nil {
+		return err
+	}
+	list := []Value{}
+	for _, e := range cfg.List() {
+		if e.Scope == config.ScopeBuiltin && !opts.Builtin {
+			continue
+		}
+		list = append(list, value(e))
+	}
+	return cmdutil.Print(opts.IO, opts.Format, list, func(w io.Writer) error {
+		for _, v := range list {
+			if opts.ShowOrigin {
+				origin := v.Scope
+				if v.File != "" {
+					origin = fmt.Sprintf("%s:%s:%d", v.Scope, v.File, v.Line)
+				}
+				fmt.Fprintf(w, "%s\t", origin)
+			}
+			fmt.Fprintf(w, "%s=%s\n", v.Key, v.Value)
+		}
+		return nil
+	})
 }

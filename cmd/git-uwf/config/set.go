@@ -1,6 +1,8 @@
 package configcmd
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
@@ -19,11 +21,20 @@ func newCmdSet(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 2 {
 				return cmdutil.FlagErrorf("want <key> <value>, got %d arguments", c.NArg())
 			}
-			paths, scope, err := target(c, f)
+			scope, err := scopeOf(c)
 			if err != nil {
 				return err
 			}
-			return paths.Set(scope, c.Args().Get(0), c.Args().Get(1))
+			return setRun(c.Context, &WriteOptions{Paths: f.ConfigPaths, Scope: scope,
+				Key: c.Args().Get(0), Value: c.Args().Get(1)})
 		},
 	}
+}
+
+func setRun(ctx context.Context, opts *WriteOptions) error {
+	paths, scope, err := target(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return paths.Set(scope, opts.Key, opts.Value)
 }

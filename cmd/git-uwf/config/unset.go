@@ -1,6 +1,8 @@
 package configcmd
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
@@ -16,11 +18,19 @@ func newCmdUnset(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() != 1 {
 				return cmdutil.FlagErrorf("want one key, got %d arguments", c.NArg())
 			}
-			paths, scope, err := target(c, f)
+			scope, err := scopeOf(c)
 			if err != nil {
 				return err
 			}
-			return paths.Unset(scope, c.Args().First())
+			return unsetRun(c.Context, &WriteOptions{Paths: f.ConfigPaths, Scope: scope, Key: c.Args().First()})
 		},
 	}
+}
+
+func unsetRun(ctx context.Context, opts *WriteOptions) error {
+	paths, scope, err := target(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return paths.Unset(scope, opts.Key)
 }

@@ -1,5 +1,8 @@
 // Package demo implements `git uwf demo`: a complete workflow run, offline,
 // in a fresh repository, played by the built-in mock agent.
+//
+// The action parses the command line into Options and calls
+// demoRun(ctx, opts), as every command verb does.
 package demo
 
 import (
@@ -10,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/git-uwf/git-uwf/config"
 	"github.com/git-uwf/git-uwf/internal/workdir"
@@ -20,6 +24,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/engine"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
@@ -32,6 +37,11 @@ var mockScript []byte
 
 // Options are the inputs of `git uwf demo`.
 type Options struct {
+	IO         *iostreams.IOStreams
+	Getenv     func(string) string
+	Now        func() time.Time
+	Executable func() (string, error)
+
 	// Dir is the repository to create (default: a new temp directory).
 	Dir string
 }
@@ -59,13 +69,13 @@ func NewCmdDemo(f *cmdutil.Factory) *cli.Command {
 					return err
 				}
 			}
-			return run(c.Context, f, Options{Dir: dir})
+			return demoRun(c.Context, &Options{IO: f.IO, Getenv: f.Getenv, Now: f.Now, Executable: f.Executable, Dir: dir})
 		},
 	}
 }
 
-func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
-	out := f.IO.Out
+func demoRun(ctx context.Context, opts *Options) error {
+	out := opts.IO.Out
 	dir := opts.Dir
 	if dir == "" {
 		var err error
@@ -95,7 +105,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	}
 	fmt.Fprintf(out, "demo repository: %s\n", dir)
 
-	repo, err := chain.Open(ctx, dir, chain.Options{Now: f.Now})
+	repo, err := chain.Open(ctx, dir, chain.Options{Now: opts.Now})
 	if err != nil {
 		return err
 	}
@@ -116,12 +126,12 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 	}
 	fmt.Fprintf(out, "started thread %s\n\n", t.ID)
 
-	self, err := f.Executable()
+	self, err := opts.Executable()
 	if err != nil {
 		return err
 	}
 	// The built-in mock runs inside this process, as `thread step` runs it.
-	eng := &engine.Engine{Repo: repo, Self: self, SpawnBuiltins: f.Getenv(engine.EnvSpawnAgents) == "1"}
+	eng := &engine.Engine{Repo: repo, Self: self, SpawnBuiltins: opts.Getenv(engine.EnvSpawnAgents) == "1"}
 	mock := &config.AgentSpec{Name: "mock", Argv: []string{"git-uwf", "agent", "mock", "--script", scriptPath}}
 	for i := 0; i < 20; i++ {
 		res, err := eng.Step(ctx, t.ID, engine.StepOptions{Agent: mock})
@@ -143,7 +153,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 		return err
 	}
 	io.WriteString(out, md)
-	uwf := invocation(f)
+	uwf := invocation(opts.Executable)
 	fmt.Fprintf(out, "\nExplore it:\n  cd %s\n  %s thread list --all\n  %s thread show %s\n  %s thread graph %s\n  %s serve --open\n  git log --format='%%h %%s' %s\n",
 		dir, uwf, uwf, t.ID, uwf, t.ID, uwf, t.ID.Ref())
 	return nil
@@ -153,8 +163,8 @@ func run(ctx context.Context, f *cmdutil.Factory, opts Options) error {
 // git-uwf git finds on PATH is this program, else this program's path
 // (make demo runs bin/git-uwf, which is usually not on PATH), so that
 // every hint runs as printed.
-func invocation(f *cmdutil.Factory) string {
-	self, err := f.Executable()
+func invocation(executable func() (string, error)) string {
+	self, err := executable()
 	if err != nil {
 		return "git uwf"
 	}

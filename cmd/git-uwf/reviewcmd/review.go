@@ -1,6 +1,9 @@
 // Package reviewcmd implements `git uwf review`: the story behind a range of
 // code commits (package review), as markdown for a pull request or as
 // json/yaml, and `--check` for CI.
+//
+// The action parses the command line into Options and calls
+// reviewRun(ctx, opts), as every command verb does.
 package reviewcmd
 
 import (
@@ -12,7 +15,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/review"
 )
 
@@ -26,11 +31,19 @@ const (
 	ExitCannotCheck = 3
 )
 
-type options struct {
-	rangeArg string
-	check    bool
-	remote   string
-	format   cmdutil.Format
+// Options are the inputs of `review`.
+type Options struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format // text is markdown
+
+	// Range is the revision range ("" for the current branch against the
+	// merge base with its upstream).
+	Range string
+	// Check prints the problems instead of the report.
+	Check bool
+	// Remote, when set, must hold every thread.
+	Remote string
 }
 
 // NewCmdReview returns the review command.
@@ -52,8 +65,9 @@ func NewCmdReview(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			err = run(c.Context, f, opts)
-			if opts.check {
+			opts.IO, opts.Repo = f.IO, f.Repo
+			err = reviewRun(c.Context, opts)
+			if opts.Check {
 				return checkExit(err)
 			}
 			return err
@@ -61,14 +75,15 @@ func NewCmdReview(f *cmdutil.Factory) *cli.Command {
 	}
 }
 
-func parse(c *cli.Context) (options, error) {
-	var o options
+// parse reads the range argument and the flags.
+func parse(c *cli.Context) (*Options, error) {
+	o := &Options{}
 	if c.NArg() > 1 {
 		return o, cmdutil.FlagErrorf("expected at most one range, got %d arguments", c.NArg())
 	}
-	o.rangeArg = strings.TrimSpace(c.Args().First())
-	o.check, o.remote = c.Bool("check"), strings.TrimSpace(c.String("remote"))
-	if c.IsSet("remote") && o.remote == "" {
+	o.Range = strings.TrimSpace(c.Args().First())
+	o.Check, o.Remote = c.Bool("check"), strings.TrimSpace(c.String("remote"))
+	if c.IsSet("remote") && o.Remote == "" {
 		return o, cmdutil.FlagErrorf("--remote: empty remote name")
 	}
 	value := "markdown"
@@ -80,41 +95,41 @@ func parse(c *cli.Context) (options, error) {
 	}
 	switch strings.ToLower(strings.TrimSpace(value)) {
 	case "markdown", "md", "text", "":
-		o.format = cmdutil.FormatText
+		o.Format = cmdutil.FormatText
 	default:
 		format, err := cmdutil.ParseFormat(value)
 		if err != nil {
 			return o, cmdutil.FlagErrorf("--format: unknown format %q: want markdown, json or yaml", value)
 		}
-		o.format = format
+		o.Format = format
 	}
 	return o, nil
 }
 
-func run(ctx context.Context, f *cmdutil.Factory, o options) error {
-	repo, err := f.Repo(ctx)
+func reviewRun(ctx context.Context, o *Options) error {
+	repo, err := o.Repo(ctx)
 	if err != nil {
 		return err
 	}
-	rep, err := review.Build(ctx, repo, review.Options{Range: o.rangeArg, Remote: o.remote})
+	rep, err := review.Build(ctx, repo, review.Options{Range: o.Range, Remote: o.Remote})
 	if err != nil {
 		if errors.Is(err, review.ErrBadRange) {
 			return &cmdutil.FlagError{Err: err, Command: "review"}
 		}
 		return err
 	}
-	if o.check {
+	if o.Check {
 		// One line per problem on stdout, and a summary on stderr.
 		for _, p := range rep.Problems {
-			fmt.Fprintf(f.IO.Out, "problem: %s\n", p)
+			fmt.Fprintf(o.IO.Out, "problem: %s\n", p)
 		}
 		if len(rep.Problems) > 0 {
 			return &cmdutil.ExitError{Code: ExitProblems, Err: fmt.Errorf("review %s: %d problem(s) in %d commit(s)", rep.Range, len(rep.Problems), rep.Summary.Commits)}
 		}
-		fmt.Fprintf(f.IO.ErrOut, "review %s: %d commit(s), %d with a step, %d without; no problem\n", rep.Range, rep.Summary.Commits, rep.Summary.WithStep, rep.Summary.WithoutStep)
+		fmt.Fprintf(o.IO.ErrOut, "review %s: %d commit(s), %d with a step, %d without; no problem\n", rep.Range, rep.Summary.Commits, rep.Summary.WithStep, rep.Summary.WithoutStep)
 		return nil
 	}
-	return cmdutil.Print(f.IO, o.format, rep, rep.WriteMarkdown)
+	return cmdutil.Print(o.IO, o.Format, rep, rep.WriteMarkdown)
 }
 
 // checkExit maps an error of --check to the exit codes CI relies on: the

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 )
 
 // version is set only at link time:
@@ -36,6 +37,12 @@ type versionInfo struct {
 	Arch    string `json:"arch"`
 }
 
+// VersionOptions are the inputs of `version`.
+type VersionOptions struct {
+	IO     *iostreams.IOStreams
+	Format cmdutil.Format
+}
+
 func newCmdVersion(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "version",
@@ -48,11 +55,15 @@ func newCmdVersion(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			info := versionInfo{Version: Version(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
-			return cmdutil.Print(f.IO, format, info, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "git-uwf version %s\n", info.Version)
-				return err
-			})
+			return versionRun(&VersionOptions{IO: f.IO, Format: format})
 		},
 	}
+}
+
+func versionRun(opts *VersionOptions) error {
+	info := versionInfo{Version: Version(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	return cmdutil.Print(opts.IO, opts.Format, info, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "git-uwf version %s\n", info.Version)
+		return err
+	})
 }

@@ -3,6 +3,9 @@
 // and LLM extraction), and write them to the user configuration. It asks
 // interactively when stdin is a terminal and no flag is given; otherwise
 // it takes flags.
+//
+// The action parses the command line into Options and calls
+// setupRun(ctx, opts), as every command verb does.
 package setup
 
 import (
@@ -20,11 +23,24 @@ import (
 
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/config"
 )
 
-// Options are what setup writes.
+// Options are the inputs of `setup`.
 type Options struct {
+	IO *iostreams.IOStreams
+	// Paths finds the configuration files.
+	Paths  func(context.Context) (config.Paths, bool, error)
+	Getenv func(string) string
+	Format cmdutil.Format
+
+	// Choices are the flags; none given asks on a terminal.
+	Choices Choices
+}
+
+// Choices are what setup writes.
+type Choices struct {
 	Agent     string
 	Provider  string
 	BaseURL   string
@@ -64,48 +80,54 @@ func NewCmdSetup(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			paths, _, err := cmdutil.ConfigPaths(c.Context, f)
-			if err != nil {
-				return err
-			}
-			cfg, err := config.Load(paths, f.Getenv)
-			if err != nil {
-				return err
-			}
-			opts := Options{Agent: c.String("agent"), Provider: c.String("provider"), BaseURL: c.String("base-url"),
-				APIKeyEnv: c.String("api-key-env"), Model: c.String("model")}
-			if opts == (Options{}) {
-				if !f.IO.IsStdinTTY() {
-					return cmdutil.FlagErrorf("stdin is not a terminal: give --agent ALIAS (and --provider, --base-url, --api-key-env, --model for an LLM provider)")
-				}
-				if opts, err = ask(c.Context, f, cfg); err != nil {
-					return err
-				}
-			}
-			written, err := apply(cfg, opts)
-			if err != nil {
-				return err
-			}
-			return cmdutil.Print(f.IO, format, written, func(w io.Writer) error {
-				if len(written) == 0 {
-					_, err := fmt.Fprintln(w, "nothing to write")
-					return err
-				}
-				fmt.Fprintf(w, "wrote %s:\n", written[0].File)
-				for _, x := range written {
-					fmt.Fprintf(w, "  %s = %s\n", x.Key, x.Value)
-				}
-				if opts.APIKeyEnv != "" && cfg.Secret(opts.APIKeyEnv) == "" {
-					fmt.Fprintf(w, "note: %s is not set; export it or add %s=… to %s\n", opts.APIKeyEnv, opts.APIKeyEnv, paths.DotenvPath())
-				}
-				return nil
-			})
+			return setupRun(c.Context, &Options{IO: f.IO, Getenv: f.Getenv, Format: format,
+				Paths: f.ConfigPaths,
+				Choices: Choices{Agent: c.String("agent"), Provider: c.String("provider"), BaseURL: c.String("base-url"),
+					APIKeyEnv: c.String("api-key-env"), Model: c.String("model")}})
 		},
 	}
 }
 
-// apply checks opts and writes them to the user file.
-func apply(cfg *config.Config, o Options) ([]Written, error) {
+func setupRun(ctx context.Context, opts *Options) error {
+	paths, _, err := opts.Paths(ctx)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(paths, opts.Getenv)
+	if err != nil {
+		return err
+	}
+	choices := opts.Choices
+	if choices == (Choices{}) {
+		if !opts.IO.IsStdinTTY() {
+			return cmdutil.FlagErrorf("stdin is not a terminal: give --agent ALIAS (and --provider, --base-url, --api-key-env, --model for an LLM provider)")
+		}
+		if choices, err = ask(ctx, opts, cfg); err != nil {
+			return err
+		}
+	}
+	written, err := apply(cfg, choices)
+	if err != nil {
+		return err
+	}
+	return cmdutil.Print(opts.IO, opts.Format, written, func(w io.Writer) error {
+		if len(written) == 0 {
+			_, err := fmt.Fprintln(w, "nothing to write")
+			return err
+		}
+		fmt.Fprintf(w, "wrote %s:\n", written[0].File)
+		for _, x := range written {
+			fmt.Fprintf(w, "  %s = %s\n", x.Key, x.Value)
+		}
+		if choices.APIKeyEnv != "" && cfg.Secret(choices.APIKeyEnv) == "" {
+			fmt.Fprintf(w, "note: %s is not set; export it or add %s=… to %s\n", choices.APIKeyEnv, choices.APIKeyEnv, paths.DotenvPath())
+		}
+		return nil
+	})
+}
+
+// apply checks the choices and writes them to the user file.
+func apply(cfg *config.Config, o Choices) ([]Written, error) {
 	var keys [][2]string
 	if o.Agent != "" {
 		if _, ok := cfg.Agents[o.Agent]; !ok {
@@ -151,12 +173,12 @@ func apply(cfg *config.Config, o Options) ([]Written, error) {
 }
 
 // ask runs the interactive dialogue.
-func ask(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) (Options, error) {
-	in := bufio.NewReader(f.IO.In)
-	out := f.IO.Out
+func ask(ctx context.Context, opts *Options, cfg *config.Config) (Choices, error) {
+	in := bufio.NewReader(opts.IO.In)
+	out := opts.IO.Out
 	var found []string
 	for _, p := range builtins.Presets() {
-		if onPath(p.Argv[0], f.Getenv("PATH")) {
+		if onPath(p.Argv[0], opts.Getenv("PATH")) {
 			found = append(found, p.Name)
 		}
 	}
@@ -170,7 +192,7 @@ func ask(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) (Options, 
 	if def == "" && len(found) > 0 {
 		def = found[0]
 	}
-	var o Options
+	var o Choices
 	var err error
 	for {
 		if o.Agent, err = prompt(ctx, in, out, "Default agent", def); err != nil {

@@ -24,12 +24,22 @@ func NewCmdFetch(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "no-fetch", Usage: "only reconcile what a plain git fetch already brought", DisableDefaultText: true},
 			cmdutil.FormatFlag(),
 		},
-		Action: action(f, "fetch", func(c *cli.Context, o *Options) { o.NoFetch = c.Bool("no-fetch") },
-			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
-				if o.NoFetch {
-					return uwfsync.Reconcile(ctx, repo, o.Remote)
-				}
-				return uwfsync.Fetch(ctx, repo, o.Remote)
-			}),
+		Action: func(c *cli.Context) error {
+			opts, err := parseOptions(c, f, "fetch")
+			if err != nil {
+				return err
+			}
+			opts.NoFetch = c.Bool("no-fetch")
+			return fetchRun(c.Context, opts)
+		},
 	}
+}
+
+func fetchRun(ctx context.Context, opts *Options) error {
+	return exchange(ctx, opts, "fetch", func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
+		if o.NoFetch {
+			return uwfsync.Reconcile(ctx, repo, o.Remote)
+		}
+		return uwfsync.Fetch(ctx, repo, o.Remote)
+	})
 }

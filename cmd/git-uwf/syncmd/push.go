@@ -24,9 +24,19 @@ func NewCmdPush(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show what would be pushed", DisableDefaultText: true},
 			cmdutil.FormatFlag(),
 		},
-		Action: action(f, "push", func(c *cli.Context, o *Options) { o.DryRun = c.Bool("dry-run") },
-			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
-				return uwfsync.Push(ctx, repo, o.Remote, uwfsync.PushOptions{DryRun: o.DryRun})
-			}),
+		Action: func(c *cli.Context) error {
+			opts, err := parseOptions(c, f, "push")
+			if err != nil {
+				return err
+			}
+			opts.DryRun = c.Bool("dry-run")
+			return pushRun(c.Context, opts)
+		},
 	}
+}
+
+func pushRun(ctx context.Context, opts *Options) error {
+	return exchange(ctx, opts, "push", func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
+		return uwfsync.Push(ctx, repo, o.Remote, uwfsync.PushOptions{DryRun: o.DryRun})
+	})
 }

@@ -1,12 +1,15 @@
 package syncmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
@@ -17,6 +20,17 @@ func NewCmdRemote(f *cmdutil.Factory) *cli.Command {
 		Usage:       "Configure a git remote to carry git-uwf data",
 		Subcommands: []*cli.Command{newCmdSetup(f)},
 	}
+}
+
+// SetupOptions are the inputs of `remote setup`.
+type SetupOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Remote string
+	// Remove undoes the setup.
+	Remove bool
 }
 
 func newCmdSetup(f *cmdutil.Factory) *cli.Command {
@@ -44,46 +58,50 @@ func newCmdSetup(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := Options{Remote: c.Args().First(), Remove: c.Bool("remove"), Format: format}
-			repo, err := f.Repo(c.Context)
-			if err != nil {
-				return err
-			}
-			var res *uwfsync.SetupResult
-			if o.Remove {
-				res, err = uwfsync.RemoveRemote(c.Context, repo, o.Remote)
-			} else {
-				res, err = uwfsync.SetupRemote(c.Context, repo, o.Remote)
-			}
-			if err != nil {
-				return err
-			}
-			if res.Added == nil {
-				res.Added = []string{}
-			}
-			if res.Removed == nil {
-				res.Removed = []string{}
-			}
-			return cmdutil.Print(f.IO, o.Format, res, func(w io.Writer) error {
-				for _, l := range res.Added {
-					fmt.Fprintf(w, "added git config %s\n", l)
-				}
-				for _, l := range res.Removed {
-					fmt.Fprintf(w, "removed git config %s\n", l)
-				}
-				switch {
-				case o.Remove && len(res.Removed) == 0:
-					fmt.Fprintf(w, "remote %s was not set up\n", o.Remote)
-				case !o.Remove && len(res.Added) == 0:
-					fmt.Fprintf(w, "remote %s is already set up\n", o.Remote)
-				case !o.Remove:
-					fmt.Fprintf(w, "plain git push to %s now also pushes refs/uwf/* (never forced); plain git fetch mirrors them\n", o.Remote)
-				}
-				if res.Default != "" {
-					fmt.Fprintf(w, "default remote: %s\n", res.Default)
-				}
-				return nil
-			})
+			return setupRun(c.Context, &SetupOptions{IO: f.IO, Repo: f.Repo, Format: format,
+				Remote: c.Args().First(), Remove: c.Bool("remove")})
 		},
 	}
+}
+
+func setupRun(ctx context.Context, opts *SetupOptions) error {
+	repo, err := opts.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	var res *uwfsync.SetupResult
+	if opts.Remove {
+		res, err = uwfsync.RemoveRemote(ctx, repo, opts.Remote)
+	} else {
+		res, err = uwfsync.SetupRemote(ctx, repo, opts.Remote)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Added == nil {
+		res.Added = []string{}
+	}
+	if res.Removed == nil {
+		res.Removed = []string{}
+	}
+	return cmdutil.Print(opts.IO, opts.Format, res, func(w io.Writer) error {
+		for _, l := range res.Added {
+			fmt.Fprintf(w, "added git config %s\n", l)
+		}
+		for _, l := range res.Removed {
+			fmt.Fprintf(w, "removed git config %s\n", l)
+		}
+		switch {
+		case opts.Remove && len(res.Removed) == 0:
+			fmt.Fprintf(w, "remote %s was not set up\n", opts.Remote)
+		case !opts.Remove && len(res.Added) == 0:
+			fmt.Fprintf(w, "remote %s is already set up\n", opts.Remote)
+		case !opts.Remove:
+			fmt.Fprintf(w, "plain git push to %s now also pushes refs/uwf/* (never forced); plain git fetch mirrors them\n", opts.Remote)
+		}
+		if res.Default != "" {
+			fmt.Fprintf(w, "default remote: %s\n", res.Default)
+		}
+		return nil
+	})
 }

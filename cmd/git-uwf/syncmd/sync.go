@@ -18,9 +18,18 @@ func NewCmdSync(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage:   "[remote]",
 		Description: "git uwf fetch followed by git uwf push. Running it twice reports nothing new.",
 		Flags:       []cli.Flag{cmdutil.FormatFlag()},
-		Action: action(f, "sync", nil,
-			func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
-				return uwfsync.Sync(ctx, repo, o.Remote, uwfsync.PushOptions{})
-			}),
+		Action: func(c *cli.Context) error {
+			opts, err := parseOptions(c, f, "sync")
+			if err != nil {
+				return err
+			}
+			return syncRun(c.Context, opts)
+		},
 	}
+}
+
+func syncRun(ctx context.Context, opts *Options) error {
+	return exchange(ctx, opts, "sync", func(ctx context.Context, repo *chain.Repo, o *Options) (*uwfsync.Report, error) {
+		return uwfsync.Sync(ctx, repo, o.Remote, uwfsync.PushOptions{})
+	})
 }

@@ -2,6 +2,9 @@
 // git remote: git uwf fetch, push and sync, and git uwf remote setup. They
 // are thin: they parse arguments, call uwfsync and print its
 // Report (text, or --format json|yaml as {"remote","results":[…]}).
+//
+// Each verb is one small constructor whose action parses the command line
+// into an options struct and calls <verb>Run(ctx, opts).
 package syncmd
 
 import (
@@ -15,64 +18,66 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
-// Options are the parsed inputs of fetch, push, sync and remote setup.
+// Options are the inputs of fetch, push and sync.
 type Options struct {
+	IO *iostreams.IOStreams
+	// Repo opens the repository. Not Factory.Repo: opening through it
+	// would already take over fetched threads, and the command's report
+	// would then miss them.
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
 	// Remote is the remote argument ("" means the configured uwf.remote).
 	Remote string
 	// NoFetch (fetch) reconciles what a plain git fetch already brought.
 	NoFetch bool
 	// DryRun (push) shows what would be pushed.
 	DryRun bool
-	// Remove (remote setup) undoes the setup.
-	Remove bool
-	Format cmdutil.Format
 }
 
-// action builds the shared action of fetch, push and sync: parse, resolve
-// the remote, run, print, and exit 1 when a ref was rejected or failed.
-func action(f *cmdutil.Factory, verb string, parse func(*cli.Context, *Options),
-	run func(context.Context, *chain.Repo, *Options) (*uwfsync.Report, error)) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		if c.NArg() > 1 {
-			return cmdutil.FlagErrorf("%s takes at most one remote, got %d arguments", verb, c.NArg())
-		}
-		format, err := cmdutil.FormatOf(c)
-		if err != nil {
-			return err
-		}
-		o := &Options{Remote: c.Args().First(), Format: format}
-		if parse != nil {
-			parse(c, o)
-		}
-		ctx := c.Context
-		// Not f.Repo: opening through it would already take over fetched
-		// threads, and this command's report would then miss them.
-		repo, err := cmdutil.OpenRepoWithoutAdopt(ctx, f)
-		if err != nil {
-			return err
-		}
-		if o.Remote, err = resolveRemote(ctx, repo, o.Remote, verb); err != nil {
-			return err
-		}
-		rep, err := run(ctx, repo, o)
-		if rep != nil {
-			if perr := printReport(f, o.Format, rep); perr != nil {
-				return perr
-			}
-		}
-		if err != nil {
-			return err
-		}
-		for _, res := range rep.Results {
-			if res.Kind == uwfsync.KindRejected || res.Kind == uwfsync.KindError {
-				return cmdutil.ErrSilent
-			}
-		}
-		return nil
+// parseOptions reads the argument and flags fetch, push and sync share.
+func parseOptions(c *cli.Context, f *cmdutil.Factory, verb string) (*Options, error) {
+	if c.NArg() > 1 {
+		return nil, cmdutil.FlagErrorf("%s takes at most one remote, got %d arguments", verb, c.NArg())
 	}
+	format, err := cmdutil.FormatOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Options{IO: f.IO, Format: format, Remote: c.Args().First(),
+		Repo: func(ctx context.Context) (*chain.Repo, error) { return cmdutil.OpenRepoWithoutAdopt(ctx, f) }}, nil
+}
+
+// exchange is what fetch, push and sync share: resolve the remote, run,
+// print, and exit 1 when a ref was rejected or failed.
+func exchange(ctx context.Context, opts *Options, verb string,
+	run func(context.Context, *chain.Repo, *Options) (*uwfsync.Report, error)) error {
+	repo, err := opts.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.Remote, err = resolveRemote(ctx, repo, opts.Remote, verb); err != nil {
+		return err
+	}
+	rep, err := run(ctx, repo, opts)
+	if rep != nil {
+		if perr := PrintReport(opts.IO, opts.Format, rep); perr != nil {
+			return perr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, res := range rep.Results {
+		if res.Kind == uwfsync.KindRejected || res.Kind == uwfsync.KindError {
+			return cmdutil.ErrSilent
+		}
+	}
+	return nil
 }
 
 // resolveRemote returns remote, or the configured default when it is "".
@@ -88,14 +93,9 @@ func resolveRemote(ctx context.Context, repo *chain.Repo, remote, verb string) (
 }
 
 // PrintReport writes a reconcile report the way fetch does (thread import
-// uses it for bundles).
-func PrintReport(f *cmdutil.Factory, format cmdutil.Format, rep *uwfsync.Report) error {
-	return printReport(f, format, rep)
-}
-
-// printReport writes one line per changed ref, or the JSON/YAML report.
-func printReport(f *cmdutil.Factory, format cmdutil.Format, rep *uwfsync.Report) error {
-	return cmdutil.Print(f.IO, format, rep, func(w io.Writer) error {
+// uses it for bundles): one line per changed ref, or the JSON/YAML report.
+func PrintReport(ios *iostreams.IOStreams, format cmdutil.Format, rep *uwfsync.Report) error {
+	return cmdutil.Print(ios, format, rep, func(w io.Writer) error {
 		n := 0
 		for _, res := range rep.Results {
 			if line := describe(res); line != "" {

@@ -1,6 +1,7 @@
 package thread
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,23 +18,29 @@ import (
 	"github.com/git-uwf/git-uwf/internal/workdir"
 )
 
-// backgroundAction starts `thread step <id> …` as a detached process that
-// writes its output to a log and its outcome to a file, and returns.
+// backgroundAction reads `thread step <id> --background …`.
 func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 	arg, err := cmdutil.OneArg(c, "thread id")
 	if err != nil {
 		return err
 	}
-	format, err := cmdutil.FormatOf(c)
-	if err != nil {
+	opts := stepOptionsOf(c, f)
+	opts.Thread = arg
+	if opts.Format, err = cmdutil.FormatOf(c); err != nil {
 		return err
 	}
-	ctx := c.Context
+	return backgroundRun(c.Context, &opts)
+}
+
+// backgroundRun starts `thread step <id> …` as a detached process that
+// writes its output to a log and its outcome to a file, and returns.
+func backgroundRun(ctx context.Context, opts *StepOptions) error {
+	f := opts.Factory
 	repo, err := f.Repo(ctx)
 	if err != nil {
 		return err
 	}
-	id, err := repo.ResolveThread(ctx, arg)
+	id, err := repo.ResolveThread(ctx, opts.Thread)
 	if err != nil {
 		return err
 	}
@@ -66,7 +73,7 @@ func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 	if err != nil {
 		return err
 	}
-	args := backgroundArgv(stepOptionsOf(c), string(id), outcome)
+	args := backgroundArgv(*opts, string(id), outcome)
 	// Only the owner reads it: it holds the agent's unredacted stderr.
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -87,7 +94,7 @@ func backgroundAction(c *cli.Context, f *cmdutil.Factory) error {
 	}
 	_ = cmd.Process.Release()
 	out := map[string]any{"thread": id, "pid": rec.PID, "log": logPath}
-	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+	return cmdutil.Print(f.IO, opts.Format, out, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "thread %s stepping in the background (pid %d)\nlog: %s\nwait for it with: git uwf thread join %s\n", id, rec.PID, logPath, id)
 		return err
 	})

@@ -11,15 +11,30 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/engine"
 )
+
+// CancelOptions are the inputs of `thread cancel`.
+type CancelOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Thread string
+	// Reason is recorded in the cancel commit.
+	Reason string
+	// Wait bounds the wait for a running step to stop.
+	Wait time.Duration
+}
 
 // cancelRunning cancels a thread whose step another process is running:
 // it raises the thread's kill flag, which makes that process stop the
 // agent's process group and record the cancellation, and waits for the
 // thread lock. Should the stepping process be gone without recording it,
 // the cancellation is recorded here.
-func cancelRunning(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id chain.ThreadID, reason string, wait time.Duration, format cmdutil.Format) error {
+func cancelRunning(ctx context.Context, opts *CancelOptions, repo *chain.Repo, id chain.ThreadID) error {
+	reason, wait := opts.Reason, opts.Wait
 	if reason == "" {
 		reason = "cancelled while running"
 	}
@@ -64,7 +79,7 @@ func cancelRunning(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id
 		return err
 	}
 	out := map[string]any{"thread": id, "cancelled": true, "commit": commit.String(), "stoppedStep": true}
-	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+	return cmdutil.Print(opts.IO, opts.Format, out, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "cancelled thread %s (its running step was stopped)\n", id)
 		return err
 	})
@@ -81,47 +96,59 @@ func newCmdCancel(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			tc, err := parseThreadCommand(c, f)
+			arg, err := cmdutil.OneArg(c, "thread id")
 			if err != nil {
 				return err
 			}
-			repo, t, format := tc.repo, tc.thread, tc.format
-			unlock, err := repo.LockThread(t.ID)
-			if errors.Is(err, chain.ErrBusy) {
-				// A step is running: stop it through its kill flag.
-				return cancelRunning(c.Context, f, repo, t.ID, c.String("reason"), c.Duration("wait"), format)
-			}
-			if err != nil {
-				return busyExit(err)
-			}
-			defer unlock()
-			if t, err = repo.Thread(c.Context, t.ID); err != nil {
-				return err
-			}
-			// A child thread playing the current role is cancelled first,
-			// and its children with it.
-			children, err := cancelChildren(c.Context, repo, t, c.String("reason"))
-			if err != nil {
-				return busyExit(err)
-			}
-			e, err := repo.Cancel(c.Context, t, c.String("reason"))
+			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err
 			}
-			_ = engine.NewKillFlags(repo).Clear(t.ID)
-			out := map[string]any{"thread": t.ID, "cancelled": true, "commit": e.Commit.String()}
-			if len(children) > 0 {
-				out["children"] = children
-			}
-			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
-				for _, id := range children {
-					fmt.Fprintf(w, "cancelled child thread %s\n", id)
-				}
-				_, err := fmt.Fprintf(w, "cancelled thread %s\n", t.ID)
-				return err
-			})
+			return cancelRun(c.Context, &CancelOptions{IO: f.IO, Repo: f.Repo, Format: format,
+				Thread: arg, Reason: c.String("reason"), Wait: c.Duration("wait")})
 		},
 	}
+}
+
+func cancelRun(ctx context.Context, opts *CancelOptions) error {
+	repo, t, err := loadThread(ctx, opts.Repo, opts.Thread)
+	if err != nil {
+		return err
+	}
+	unlock, err := repo.LockThread(t.ID)
+	if errors.Is(err, chain.ErrBusy) {
+		// A step is running: stop it through its kill flag.
+		return cancelRunning(ctx, opts, repo, t.ID)
+	}
+	if err != nil {
+		return busyExit(err)
+	}
+	defer unlock()
+	if t, err = repo.Thread(ctx, t.ID); err != nil {
+		return err
+	}
+	// A child thread playing the current role is cancelled first, and its
+	// children with it.
+	children, err := cancelChildren(ctx, repo, t, opts.Reason)
+	if err != nil {
+		return busyExit(err)
+	}
+	e, err := repo.Cancel(ctx, t, opts.Reason)
+	if err != nil {
+		return err
+	}
+	_ = engine.NewKillFlags(repo).Clear(t.ID)
+	out := map[string]any{"thread": t.ID, "cancelled": true, "commit": e.Commit.String()}
+	if len(children) > 0 {
+		out["children"] = children
+	}
+	return cmdutil.Print(opts.IO, opts.Format, out, func(w io.Writer) error {
+		for _, id := range children {
+			fmt.Fprintf(w, "cancelled child thread %s\n", id)
+		}
+		_, err := fmt.Fprintf(w, "cancelled thread %s\n", t.ID)
+		return err
+	})
 }
 
 // cancelChildren cancels the unfinished child thread playing t's current

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/engine/scheduler"
 	"github.com/git-uwf/git-uwf/review"
 )
@@ -17,7 +19,14 @@ import (
 // openThread resolves a thread argument (full id or prefix) and reads it,
 // from the caches when they hold its head.
 func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Repo, *chain.Thread, error) {
-	repo, err := f.Repo(ctx)
+	return loadThread(ctx, f.Repo, arg)
+}
+
+// loadThread opens the repository with openRepo, resolves a thread
+// argument (full id or prefix) and reads the thread, from the caches when
+// they hold its head.
+func loadThread(ctx context.Context, openRepo func(context.Context) (*chain.Repo, error), arg string) (*chain.Repo, *chain.Thread, error) {
+	repo, err := openRepo(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -30,6 +39,34 @@ func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Rep
 		return nil, nil, err
 	}
 	return repo, t, nil
+}
+
+// threadView is what the views of a whole thread (show, graph, export)
+// start from: the thread, its derived state and its chain.
+type threadView struct {
+	repo   *chain.Repo
+	thread *chain.Thread
+	state  chain.State
+	// entries is the chain from the start (entries[0]) to the head.
+	entries []*chain.Entry
+}
+
+// viewThread opens the repository with openRepo, reads the thread a thread
+// argument names (see loadThread), its state and its chain.
+func viewThread(ctx context.Context, openRepo func(context.Context) (*chain.Repo, error), arg string) (*threadView, error) {
+	repo, t, err := loadThread(ctx, openRepo, arg)
+	if err != nil {
+		return nil, err
+	}
+	st, err := repo.State(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := repo.Chain(ctx, t.Head.Commit)
+	if err != nil {
+		return nil, err
+	}
+	return &threadView{repo: repo, thread: t, state: st, entries: entries}, nil
 }
 
 // resolveThread is repo.ResolveThread with a "did you mean" for an
@@ -90,8 +127,8 @@ func deref(s *string) string {
 	return *s
 }
 
-// threadCommand is what most thread verbs start from: the one thread
-// argument, the output format, the repository and the thread.
+// threadCommand is what thread read and thread steps start from: the one
+// thread argument, the output format, the repository and the thread.
 type threadCommand struct {
 	format cmdutil.Format
 	repo   *chain.Repo
@@ -114,39 +151,35 @@ func parseThreadCommand(c *cli.Context, f *cmdutil.Factory) (*threadCommand, err
 	return &threadCommand{format: format, repo: repo, thread: t}, nil
 }
 
-// stepCommand is the same for verbs that take one step (alias, commit or a
-// code commit with an Uwf-Step trailer).
-type stepCommand struct {
-	format cmdutil.Format
-	repo   *chain.Repo
-	entry  *chain.Entry
+// loadStep opens the repository with openRepo and resolves a step
+// argument (alias, commit or a code commit with an Uwf-Step trailer); notes
+// go to errOut.
+func loadStep(ctx context.Context, errOut io.Writer, openRepo func(context.Context) (*chain.Repo, error), arg string) (*chain.Repo, *chain.Entry, error) {
+	repo, err := openRepo(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := findStep(ctx, errOut, repo, arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return repo, e, nil
 }
 
-func parseStepCommand(c *cli.Context, f *cmdutil.Factory) (*stepCommand, error) {
-	arg, err := cmdutil.OneArg(c, "step (alias or commit)")
-	if err != nil {
-		return nil, err
-	}
-	format, err := cmdutil.FormatOf(c)
-	if err != nil {
-		return nil, err
-	}
-	repo, err := f.Repo(c.Context)
-	if err != nil {
-		return nil, err
-	}
-	e, err := findStep(c.Context, f, repo, arg)
-	if err != nil {
-		return nil, err
-	}
-	return &stepCommand{format: format, repo: repo, entry: e}, nil
+// printMarkdownTo prints a markdown document: as it is, or as
+// {"markdown": …} with --format json|yaml.
+func printMarkdownTo(ios *iostreams.IOStreams, format cmdutil.Format, md string) error {
+	return cmdutil.Print(ios, format, map[string]string{"markdown": md}, func(w io.Writer) error {
+		_, err := io.WriteString(w, md)
+		return err
+	})
 }
 
 // findStep resolves a step argument. A code commit follows its Uwf-Step
 // trailers the way git uwf review does: every trailer line (a squash keeps
 // several; the first that resolves is shown), and on a thread forked by a
 // sync, the line that holds the step.
-func findStep(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, arg string) (*chain.Entry, error) {
+func findStep(ctx context.Context, errOut io.Writer, repo *chain.Repo, arg string) (*chain.Entry, error) {
 	links, entries, err := review.CodeCommitSteps(ctx, repo, arg)
 	switch {
 	case errors.Is(err, review.ErrNotCodeCommit):
@@ -159,7 +192,7 @@ func findStep(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, arg str
 			continue
 		}
 		if len(links) > 1 {
-			fmt.Fprintf(f.IO.ErrOut, "note: commit %s names %d steps; showing the one of trailer %q (git uwf review lists them all)\n", arg, len(links), links[i].Trailer)
+			fmt.Fprintf(errOut, "note: commit %s names %d steps; showing the one of trailer %q (git uwf review lists them all)\n", arg, len(links), links[i].Trailer)
 		}
 		return e, nil
 	}

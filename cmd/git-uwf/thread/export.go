@@ -10,8 +10,22 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
+
+// ExportOptions are the inputs of `thread export`.
+type ExportOptions struct {
+	IO     *iostreams.IOStreams
+	Getwd  func() (string, error)
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	// Threads are the thread arguments: one without Bundle.
+	Threads []string
+	// Bundle is the file --bundle writes ("" renders markdown).
+	Bundle string
+}
 
 func newCmdExport(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -26,32 +40,46 @@ func newCmdExport(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.String("bundle") != "" {
-				return exportBundle(c, f)
+			opts := &ExportOptions{IO: f.IO, Getwd: f.Getwd, Repo: f.Repo, Bundle: c.String("bundle")}
+			if opts.Bundle != "" {
+				if c.NArg() == 0 {
+					return cmdutil.FlagErrorf("missing thread id")
+				}
+				opts.Threads = c.Args().Slice()
+			} else {
+				arg, err := cmdutil.OneArg(c, "thread id")
+				if err != nil {
+					return err
+				}
+				opts.Threads = []string{arg}
 			}
-			tc, err := parseThreadCommand(c, f)
-			if err != nil {
+			var err error
+			if opts.Format, err = cmdutil.FormatOf(c); err != nil {
 				return err
 			}
-			md, err := exportMarkdown(c.Context, tc.repo, tc.thread)
-			if err != nil {
-				return err
+			if opts.Bundle != "" {
+				return exportBundleRun(c.Context, opts)
 			}
-			return printMarkdown(f, tc.format, md)
+			return exportRun(c.Context, opts)
 		},
 	}
 }
 
+func exportRun(ctx context.Context, opts *ExportOptions) error {
+	v, err := viewThread(ctx, opts.Repo, opts.Threads[0])
+	if err != nil {
+		return err
+	}
+	md, err := exportMarkdown(v)
+	if err != nil {
+		return err
+	}
+	return printMarkdownTo(opts.IO, opts.Format, md)
+}
+
 // exportMarkdown renders every step in full, oldest first, as a PR body.
-func exportMarkdown(ctx context.Context, repo *chain.Repo, t *chain.Thread) (string, error) {
-	entries, err := repo.Chain(ctx, t.Head.Commit)
-	if err != nil {
-		return "", err
-	}
-	st, err := repo.State(ctx, t)
-	if err != nil {
-		return "", err
-	}
+func exportMarkdown(v *threadView) (string, error) {
+	repo, t, st, entries := v.repo, v.thread, v.state, v.entries
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: %s\n\n", t.Workflow.Name, text.FirstLine(t.Start.Prompt, 100))
 	fmt.Fprintf(&b, "Thread `%s` · %d steps · %s\n\n", t.ID, len(entries)-1, st.Status)

@@ -1,11 +1,24 @@
 package thread
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/graph/threadgraph"
 )
+
+// GraphOptions are the inputs of `thread graph`.
+type GraphOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format // a graph format: mermaid, dot, json or yaml
+
+	Thread string
+}
 
 func newCmdGraph(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -26,27 +39,23 @@ func newCmdGraph(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			repo, t, err := openThread(c.Context, f, arg)
-			if err != nil {
-				return err
-			}
-			st, err := repo.State(c.Context, t)
-			if err != nil {
-				return err
-			}
-			entries, err := repo.Chain(c.Context, t.Head.Commit)
-			if err != nil {
-				return err
-			}
-			rels, err := repo.Relatives(c.Context, t, entries)
-			if err != nil {
-				return err
-			}
-			g, err := threadgraph.Build(c.Context, repo, t, entries, st, rels)
-			if err != nil {
-				return err
-			}
-			return cmdutil.PrintGraph(f.IO, format, g)
+			return graphRun(c.Context, &GraphOptions{IO: f.IO, Repo: f.Repo, Format: format, Thread: arg})
 		},
 	}
+}
+
+func graphRun(ctx context.Context, opts *GraphOptions) error {
+	v, err := viewThread(ctx, opts.Repo, opts.Thread)
+	if err != nil {
+		return err
+	}
+	rels, err := v.repo.Relatives(ctx, v.thread, v.entries)
+	if err != nil {
+		return err
+	}
+	g, err := threadgraph.Build(ctx, v.repo, v.thread, v.entries, v.state, rels)
+	if err != nil {
+		return err
+	}
+	return cmdutil.PrintGraph(opts.IO, opts.Format, g)
 }

@@ -1,14 +1,28 @@
 package thread
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
+
+// ImportOptions are the inputs of `thread import`.
+type ImportOptions struct {
+	IO     *iostreams.IOStreams
+	Getwd  func() (string, error)
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	// File is the bundle, as given (relative to Getwd).
+	File string
+}
 
 func newCmdImport(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -29,23 +43,27 @@ func newCmdImport(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			file, err := cmdutil.AbsPath(f.Getwd, arg)
-			if err != nil {
-				return err
-			}
-			repo, err := f.Repo(c.Context)
-			if err != nil {
-				return err
-			}
-			rep, err := uwfsync.ImportBundle(c.Context, repo, file, arg)
-			if err != nil {
-				return err
-			}
-			perr := syncmd.PrintReport(f, format, rep)
-			if perr == nil && rep.Failed() {
-				return &cmdutil.ExitError{Code: 1, Err: fmt.Errorf("some refs of %s could not be imported (see above)", arg)}
-			}
-			return perr
+			return importRun(c.Context, &ImportOptions{IO: f.IO, Getwd: f.Getwd, Repo: f.Repo, Format: format, File: arg})
 		},
 	}
+}
+
+func importRun(ctx context.Context, opts *ImportOptions) error {
+	file, err := cmdutil.AbsPath(opts.Getwd, opts.File)
+	if err != nil {
+		return err
+	}
+	repo, err := opts.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := uwfsync.ImportBundle(ctx, repo, file, opts.File)
+	if err != nil {
+		return err
+	}
+	perr := syncmd.PrintReport(opts.IO, opts.Format, rep)
+	if perr == nil && rep.Failed() {
+		return &cmdutil.ExitError{Code: 1, Err: fmt.Errorf("some refs of %s could not be imported (see above)", opts.File)}
+	}
+	return perr
 }

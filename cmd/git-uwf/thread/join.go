@@ -11,8 +11,20 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/engine/scheduler"
 )
+
+// JoinOptions are the inputs of `thread join`.
+type JoinOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Threads []string
+	// Timeout gives up waiting after this long (0: never).
+	Timeout time.Duration
+}
 
 func newCmdJoin(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -31,19 +43,21 @@ func newCmdJoin(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return joinRun(c.Context, f, c.Args().Slice(), c.Duration("timeout"), format)
+			return joinRun(c.Context, &JoinOptions{IO: f.IO, Repo: f.Repo, Format: format,
+				Threads: c.Args().Slice(), Timeout: c.Duration("timeout")})
 		},
 	}
 }
 
-func joinRun(ctx context.Context, f *cmdutil.Factory, args []string, timeout time.Duration, format cmdutil.Format) error {
-	repo, err := f.Repo(ctx)
+func joinRun(ctx context.Context, opts *JoinOptions) error {
+	timeout := opts.Timeout
+	repo, err := opts.Repo(ctx)
 	if err != nil {
 		return err
 	}
 	bg := scheduler.NewBackgrounds(repo.UwfDir())
 	var recs []*scheduler.Background
-	for _, a := range args {
+	for _, a := range opts.Threads {
 		id, err := repo.ResolveThread(ctx, a)
 		if err != nil {
 			return err
@@ -85,7 +99,7 @@ func joinRun(ctx context.Context, f *cmdutil.Factory, args []string, timeout tim
 		}
 		results = append(results, r)
 	}
-	perr := cmdutil.Print(f.IO, format, results, func(w io.Writer) error {
+	perr := cmdutil.Print(opts.IO, opts.Format, results, func(w io.Writer) error {
 		for _, r := range results {
 			if r.ExitCode == 0 {
 				fmt.Fprintf(w, "thread %s: background step done; the thread is %s\n", r.Thread, r.Status)

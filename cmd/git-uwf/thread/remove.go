@@ -1,6 +1,7 @@
 package thread
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/engine"
 	"github.com/git-uwf/git-uwf/engine/scheduler"
 	"github.com/git-uwf/git-uwf/internal/steplog"
@@ -23,6 +25,17 @@ type removeOutput struct {
 	Removed []chain.RemovedThread `json:"removed"`
 	// Remote is the deletion on --remote (null without it).
 	Remote *uwfsync.Report `json:"remote"`
+}
+
+// RemoveOptions are the inputs of `thread remove`.
+type RemoveOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Threads []string
+	// Remote, when set, is the remote the threads are deleted on first.
+	Remote string
 }
 
 func newCmdRemove(f *cmdutil.Factory) *cli.Command {
@@ -48,69 +61,74 @@ func newCmdRemove(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			repo, err := f.Repo(c.Context)
-			if err != nil {
-				return err
-			}
-			ids, err := resolveThreads(c.Context, repo, c.Args().Slice())
-			if err != nil {
-				return err
-			}
-			out := removeOutput{}
-			var before func([]chain.RemovedThread) error
-			if remote := c.String("remote"); remote != "" {
-				before = func(removed []chain.RemovedThread) error {
-					var names []string
-					for _, r := range removed {
-						names = append(names, chain.ThreadsPrefix+string(r.Thread), chain.AttemptsPrefix+string(r.Thread))
-					}
-					rep, err := uwfsync.DeleteRemote(c.Context, repo, remote, names)
-					if err != nil {
-						return err
-					}
-					if rep.Failed() {
-						for _, res := range rep.Results {
-							if res.Failed() {
-								return fmt.Errorf("%s on %s: %s; nothing was removed", res.Ref, remote, res.Reason)
-							}
-						}
-					}
-					out.Remote = rep
-					return nil
-				}
-			}
-			removed, err := repo.RemoveThreads(c.Context, ids, before)
-			if err != nil {
-				return busyExit(err)
-			}
-			out.Removed = removed
-			for _, r := range removed {
-				if err := removeLocalFiles(repo, r.Thread); err != nil {
-					fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
-				}
-			}
-			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
-				for _, r := range removed {
-					names := make([]string, 0, len(r.Refs))
-					for name := range r.Refs {
-						names = append(names, name)
-					}
-					slices.Sort(names)
-					for _, name := range slices.Backward(names) {
-						fmt.Fprintf(w, "removed %s (was %s)\n", name, r.Refs[name][:12])
-					}
-				}
-				if out.Remote != nil {
-					for _, res := range out.Remote.Results {
-						if res.Kind == uwfsync.KindDeleted {
-							fmt.Fprintf(w, "deleted %s on %s (was %s)\n", res.Ref, out.Remote.Remote, res.Old[:12])
-						}
-					}
-				}
-				return nil
-			})
+			return removeRun(c.Context, &RemoveOptions{IO: f.IO, Repo: f.Repo, Format: format,
+				Threads: c.Args().Slice(), Remote: c.String("remote")})
 		},
 	}
+}
+
+func removeRun(ctx context.Context, opts *RemoveOptions) error {
+	repo, err := opts.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	ids, err := resolveThreads(ctx, repo, opts.Threads)
+	if err != nil {
+		return err
+	}
+	out := removeOutput{}
+	var before func([]chain.RemovedThread) error
+	if remote := opts.Remote; remote != "" {
+		before = func(removed []chain.RemovedThread) error {
+			var names []string
+			for _, r := range removed {
+				names = append(names, chain.ThreadsPrefix+string(r.Thread), chain.AttemptsPrefix+string(r.Thread))
+			}
+			rep, err := uwfsync.DeleteRemote(ctx, repo, remote, names)
+			if err != nil {
+				return err
+			}
+			if rep.Failed() {
+				for _, res := range rep.Results {
+					if res.Failed() {
+						return fmt.Errorf("%s on %s: %s; nothing was removed", res.Ref, remote, res.Reason)
+					}
+				}
+			}
+			out.Remote = rep
+			return nil
+		}
+	}
+	removed, err := repo.RemoveThreads(ctx, ids, before)
+	if err != nil {
+		return busyExit(err)
+	}
+	out.Removed = removed
+	for _, r := range removed {
+		if err := removeLocalFiles(repo, r.Thread); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %v\n", err)
+		}
+	}
+	return cmdutil.Print(opts.IO, opts.Format, out, func(w io.Writer) error {
+		for _, r := range removed {
+			names := make([]string, 0, len(r.Refs))
+			for name := range r.Refs {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			for _, name := range slices.Backward(names) {
+				fmt.Fprintf(w, "removed %s (was %s)\n", name, r.Refs[name][:12])
+			}
+		}
+		if out.Remote != nil {
+			for _, res := range out.Remote.Results {
+				if res.Kind == uwfsync.KindDeleted {
+					fmt.Fprintf(w, "deleted %s on %s (was %s)\n", res.Ref, out.Remote.Remote, res.Old[:12])
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // removeLocalFiles deletes what this machine keeps of a removed thread

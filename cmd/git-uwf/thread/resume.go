@@ -20,14 +20,13 @@ func newCmdResume(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := StepOptions{Thread: arg, Agent: c.String("agent"), Count: 1, Timeout: c.Duration("timeout"),
+			opts := &StepOptions{Factory: f, Thread: arg, Agent: c.String("agent"), Count: 1, Timeout: c.Duration("timeout"),
 				Verbose: verbose(c), Quiet: c.Bool("quiet"), Resume: true, Prompt: c.String("prompt"),
 				Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag)}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
+			if opts.Format, err = cmdutil.FormatOf(c); err != nil {
 				return err
 			}
-			return stepRun(c.Context, f, opts, format)
+			return stepRun(c.Context, opts)
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
@@ -64,6 +65,15 @@ type forkOutput struct {
 	Commit string         `json:"commit"`
 }
 
+// ShowOptions are the inputs of `thread show`.
+type ShowOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Thread string
+}
+
 func newCmdShow(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
@@ -71,25 +81,25 @@ func newCmdShow(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<thread>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			tc, err := parseThreadCommand(c, f)
+			arg, err := cmdutil.OneArg(c, "thread id")
 			if err != nil {
 				return err
 			}
-			return showRun(c.Context, f, tc)
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
+			}
+			return showRun(c.Context, &ShowOptions{IO: f.IO, Repo: f.Repo, Format: format, Thread: arg})
 		},
 	}
 }
 
-func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
-	repo, t, format := tc.repo, tc.thread, tc.format
-	st, err := repo.State(ctx, t)
+func showRun(ctx context.Context, opts *ShowOptions) error {
+	v, err := viewThread(ctx, opts.Repo, opts.Thread)
 	if err != nil {
 		return err
 	}
-	chainEntries, err := repo.Chain(ctx, t.Head.Commit)
-	if err != nil {
-		return err
-	}
+	repo, t, st, chainEntries := v.repo, v.thread, v.state, v.entries
 	out := showOutput{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),
 		Head: string(t.Head.Node.Alias), HeadCommit: t.Head.Commit.String(), Status: st.Status,
 		CurrentRole: strPtr(st.CurrentRole), SuspendedRole: strPtr(st.SuspendedRole), SuspendMessage: strPtr(st.SuspendMessage),
@@ -133,11 +143,11 @@ func showRun(ctx context.Context, f *cmdutil.Factory, tc *threadCommand) error {
 	if prov != nil {
 		out.ForkedFrom = &forkOutput{Thread: prov.Parent, Step: prov.Step, Commit: prov.Commit.String()}
 	}
-	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+	return cmdutil.Print(opts.IO, opts.Format, out, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 		fmt.Fprintf(tw, "thread\t%s\n", out.Thread)
 		fmt.Fprintf(tw, "workflow\t%s (%s)\n", out.Workflow, out.WorkflowHash)
-		fmt.Fprintf(tw, "status\t%s\n", cmdutil.StatusColorer(f.IO)(string(out.Status)))
+		fmt.Fprintf(tw, "status\t%s\n", cmdutil.StatusColorer(opts.IO)(string(out.Status)))
 		if out.Branch != "" || out.StartCommit != "" {
 			fmt.Fprintf(tw, "branch\t%s\n", startedOn(out.Branch, out.StartCommit))
 		}

@@ -12,12 +12,19 @@ import (
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/config"
 	"github.com/git-uwf/git-uwf/internal/workdir"
 )
 
 // StartOptions are the inputs of `thread start`.
 type StartOptions struct {
+	IO     *iostreams.IOStreams
+	Getwd  func() (string, error)
+	Getenv func(string) string
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
 	Workflow string
 	Prompt   string
 	Cwd      string
@@ -54,8 +61,8 @@ func newCmdStart(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := StartOptions{Workflow: wf, Prompt: c.String("prompt"), Cwd: c.String("cwd"),
-				OutsideWorktree: c.Bool(workdir.OutsideFlag)}
+			opts := &StartOptions{IO: f.IO, Getwd: f.Getwd, Getenv: f.Getenv, Repo: f.Repo,
+				Workflow: wf, Prompt: c.String("prompt"), Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag)}
 			if opts.Prompt == "-" {
 				b, err := io.ReadAll(f.IO.In)
 				if err != nil {
@@ -66,21 +73,20 @@ func newCmdStart(f *cmdutil.Factory) *cli.Command {
 			if opts.Prompt == "" {
 				return cmdutil.FlagErrorf("missing --prompt: say what the thread should do")
 			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
+			if opts.Format, err = cmdutil.FormatOf(c); err != nil {
 				return err
 			}
-			return startRun(c.Context, f, opts, format)
+			return startRun(c.Context, opts)
 		},
 	}
 }
 
-func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format cmdutil.Format) error {
-	repo, err := f.Repo(ctx)
+func startRun(ctx context.Context, opts *StartOptions) error {
+	repo, err := opts.Repo(ctx)
 	if err != nil {
 		return err
 	}
-	wd, err := f.Getwd()
+	wd, err := opts.Getwd()
 	if err != nil {
 		return err
 	}
@@ -88,11 +94,11 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	if err != nil {
 		return err
 	}
-	info, err := cmdutil.ResolveWorkflow(ctx, f, repo, opts.Workflow)
+	info, err := cmdutil.ResolveWorkflow(ctx, opts.Getwd, repo, opts.Workflow)
 	if err != nil {
 		return err
 	}
-	prompt, err := redactPrompt(f, repo, opts.Prompt)
+	prompt, err := redactPrompt(opts, repo)
 	if err != nil {
 		return err
 	}
@@ -106,13 +112,13 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 	}
 	out := startOutput{Thread: t.ID, Workflow: info.Name, WorkflowHash: string(info.Alias),
 		Head: string(t.Head.Node.Alias), Commit: t.Head.Commit.String(), CurrentRole: strPtr(st.CurrentRole)}
-	return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
+	return cmdutil.Print(opts.IO, opts.Format, out, func(w io.Writer) error {
 		// Piped or captured (id=$(git uwf thread start …)), stdout is the
 		// id alone; the sentences go to stderr.
 		human := w
-		if !f.IO.IsStdoutTTY() {
+		if !opts.IO.IsStdoutTTY() {
 			fmt.Fprintln(w, t.ID)
-			human = f.IO.ErrOut
+			human = opts.IO.ErrOut
 		}
 		fmt.Fprintf(human, "started thread %s (%s)\n", t.ID, info.Name)
 		if st.CurrentRole != "" {
@@ -126,7 +132,7 @@ func startRun(ctx context.Context, f *cmdutil.Factory, opts StartOptions, format
 // working directory) relative to the top of the work tree, so that every
 // clone runs the thread in its own copy of it. A --cwd outside the work
 // tree is refused unless --outside-worktree is given.
-func recordCwd(repo *chain.Repo, wd string, opts StartOptions) (string, error) {
+func recordCwd(repo *chain.Repo, wd string, opts *StartOptions) (string, error) {
 	top := repo.Info.WorkTree
 	if opts.Cwd == "" {
 		if rel, ok := workdir.Relative(top, wd); ok {
@@ -152,8 +158,9 @@ func recordCwd(repo *chain.Repo, wd string, opts StartOptions) (string, error) {
 
 // redactPrompt scrubs secrets from a task before it is stored: threads are
 // pushed to teammates, so a token pasted into a prompt must not travel.
-func redactPrompt(f *cmdutil.Factory, repo *chain.Repo, prompt string) (string, error) {
-	cfg, err := config.Load(config.PathsFor(repo.Info, f.Getenv), f.Getenv)
+func redactPrompt(opts *StartOptions, repo *chain.Repo) (string, error) {
+	prompt := opts.Prompt
+	cfg, err := config.Load(config.PathsFor(repo.Info, opts.Getenv), opts.Getenv)
 	if err != nil {
 		return "", err
 	}
@@ -166,7 +173,7 @@ func redactPrompt(f *cmdutil.Factory, repo *chain.Repo, prompt string) (string, 
 	}
 	out, found := red.Redact(prompt)
 	for _, r := range found {
-		fmt.Fprintf(f.IO.ErrOut, "redacted %d %s from the prompt before storing it\n", r.Count, r.Kind)
+		fmt.Fprintf(opts.IO.ErrOut, "redacted %d %s from the prompt before storing it\n", r.Count, r.Kind)
 	}
 	return out, nil
 }

@@ -20,6 +20,12 @@ const DefaultMaxSteps = 50
 
 // StepOptions are the inputs of `thread step` and `thread resume`.
 type StepOptions struct {
+	// Factory gives the step engine what it runs with: the streams, the
+	// environment, the clock, the repository, the git-uwf executable and
+	// the agent supervisor.
+	Factory *cmdutil.Factory
+	Format  cmdutil.Format
+
 	Thread    string
 	Agent     string
 	Count     int
@@ -98,8 +104,8 @@ func stepAllAction(c *cli.Context, f *cmdutil.Factory) error {
 	if c.String("cwd") != "" {
 		return cmdutil.FlagErrorf("--cwd does not go with --all: one directory cannot apply to every thread")
 	}
-	opts := AllOptions{Jobs: c.Int("jobs"), Workflow: c.String("workflow"), UntilDone: c.Bool("until-done"),
-		MaxSteps: c.Int("max-steps"), Step: stepOptionsOf(c)}
+	opts := AllOptions{Factory: f, Jobs: c.Int("jobs"), Workflow: c.String("workflow"), UntilDone: c.Bool("until-done"),
+		MaxSteps: c.Int("max-steps"), Step: stepOptionsOf(c, nil)}
 	if c.IsSet("jobs") && opts.Jobs < 1 {
 		return cmdutil.FlagErrorf("-j must be a positive number")
 	}
@@ -112,42 +118,40 @@ func stepAllAction(c *cli.Context, f *cmdutil.Factory) error {
 		}
 		opts.MaxSteps = 1
 	}
-	format, err := cmdutil.FormatOf(c)
-	if err != nil {
+	var err error
+	if opts.Format, err = cmdutil.FormatOf(c); err != nil {
 		return err
 	}
-	return stepAllRun(c.Context, f, opts, format)
+	return stepAllRun(c.Context, &opts)
 }
 
 // stepAction runs `thread step <thread>`.
 func stepAction(c *cli.Context, f *cmdutil.Factory) error {
-	{
-		arg, err := cmdutil.OneArg(c, "thread id")
-		if err != nil {
-			return err
-		}
-		opts := stepOptionsOf(c)
-		opts.Thread = arg
-		if opts.Count < 1 {
-			return cmdutil.FlagErrorf("--count must be a positive number")
-		}
-		if opts.MaxSteps < 1 {
-			return cmdutil.FlagErrorf("--max-steps must be a positive number")
-		}
-		if opts.UntilDone {
-			opts.Count = opts.MaxSteps
-		}
-		format, err := cmdutil.FormatOf(c)
-		if err != nil {
-			return err
-		}
-		return stepRun(c.Context, f, opts, format)
+	arg, err := cmdutil.OneArg(c, "thread id")
+	if err != nil {
+		return err
 	}
+	opts := stepOptionsOf(c, f)
+	opts.Thread = arg
+	if opts.Count < 1 {
+		return cmdutil.FlagErrorf("--count must be a positive number")
+	}
+	if opts.MaxSteps < 1 {
+		return cmdutil.FlagErrorf("--max-steps must be a positive number")
+	}
+	if opts.UntilDone {
+		opts.Count = opts.MaxSteps
+	}
+	if opts.Format, err = cmdutil.FormatOf(c); err != nil {
+		return err
+	}
+	return stepRun(c.Context, &opts)
 }
 
-// stepOptionsOf reads the flags of `thread step` (not its argument).
-func stepOptionsOf(c *cli.Context) StepOptions {
-	return StepOptions{Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
+// stepOptionsOf reads the flags of `thread step` (not its argument, nor
+// --format).
+func stepOptionsOf(c *cli.Context, f *cmdutil.Factory) StepOptions {
+	return StepOptions{Factory: f, Agent: c.String("agent"), Count: c.Int("count"), UntilDone: c.Bool("until-done"),
 		MaxSteps: c.Int("max-steps"), Timeout: c.Duration("timeout"), Verbose: verbose(c), Quiet: c.Bool("quiet"),
 		Cwd: c.String("cwd"), OutsideWorktree: c.Bool(workdir.OutsideFlag), Rerun: c.Bool("rerun"), Leased: c.Bool("leased")}
 }
@@ -161,7 +165,8 @@ func verbose(c *cli.Context) bool {
 	return false
 }
 
-func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format cmdutil.Format) error {
+func stepRun(ctx context.Context, opts *StepOptions) error {
+	f, format := opts.Factory, opts.Format
 	// A step allocates a few MiB: at the default GOGC the collector runs
 	// twice in a short-lived step process, at 400 not at all. The soft
 	// limit keeps --count and --until-done loops bounded, as for listings.
@@ -178,7 +183,7 @@ func stepRun(ctx context.Context, f *cmdutil.Factory, opts StepOptions, format c
 	if err != nil {
 		return err
 	}
-	eng, override, cfg, err := newEngineConfig(ctx, f, repo, opts)
+	eng, override, cfg, err := newEngineConfig(ctx, f, repo, *opts)
 	if err != nil {
 		return err
 	}

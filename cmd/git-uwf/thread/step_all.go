@@ -23,6 +23,11 @@ import (
 
 // AllOptions are the inputs of `thread step --all`.
 type AllOptions struct {
+	// Factory gives the run the streams, the repository, the git-uwf
+	// executable and the environment its step processes get.
+	Factory *cmdutil.Factory
+	Format  cmdutil.Format
+
 	Jobs      int
 	Workflow  string
 	UntilDone bool
@@ -35,7 +40,8 @@ type AllOptions struct {
 // stepAllRun steps every runnable (idle) thread, opts.Jobs at a time. Each
 // step is a `git-uwf thread step <id>` process of its own: the same lock,
 // limit, failure recording and redaction as a step started by hand.
-func stepAllRun(ctx context.Context, f *cmdutil.Factory, opts AllOptions, format cmdutil.Format) error {
+func stepAllRun(ctx context.Context, opts *AllOptions) error {
+	f, format := opts.Factory, opts.Format
 	repo, err := f.Repo(ctx)
 	if err != nil {
 		return err
@@ -105,7 +111,7 @@ func stepAllRun(ctx context.Context, f *cmdutil.Factory, opts AllOptions, format
 	if perr != nil {
 		return perr
 	}
-	return allExit(rows, opts)
+	return allExit(rows, *opts)
 }
 
 // allExit is the exit status of a run: 1 when a step failed, 75 when

@@ -45,7 +45,7 @@ func TestChildArgv(t *testing.T) {
 	for _, tt := range tests {
 		var opts StepOptions
 		cmd := newCmdStep(cmdutil.NewFactory(nil))
-		cmd.Action = func(c *cli.Context) error { opts = stepOptionsOf(c); return nil }
+		cmd.Action = func(c *cli.Context) error { opts = stepOptionsOf(c, nil); return nil }
 		app := &cli.App{Flags: []cli.Flag{&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}}}, Commands: []*cli.Command{cmd}}
 		if err := app.Run(append([]string{"git-uwf"}, tt.args...)); err != nil {
 			t.Fatalf("%q: %v", tt.args, err)

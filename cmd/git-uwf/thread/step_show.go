@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
@@ -27,6 +28,15 @@ type stepShowOutput struct {
 	Detail any             `json:"detail,omitempty"`
 }
 
+// StepShowOptions are the inputs of `step show`.
+type StepShowOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Step string
+}
+
 // newCmdStepShow returns `step show`.
 func newCmdStepShow(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -37,29 +47,40 @@ func newCmdStepShow(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<step>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			sc, err := parseStepCommand(c, f)
+			arg, err := cmdutil.OneArg(c, "step (alias or commit)")
 			if err != nil {
 				return err
 			}
-			repo, e, format := sc.repo, sc.entry, sc.format
-			out := stepShowOutput{Hash: string(e.Node.Alias), Commit: e.Commit.String(), Kind: e.Kind}
-			_ = json.Unmarshal(e.Node.Payload, &out.Node)
-			if e.Step != nil {
-				if out.Output, err = repo.Output(e); err != nil {
-					return err
-				}
-				out.Body, _ = repo.Text(e, e.Step.Body)
-				if e.Step.Detail != "" {
-					if out.Detail, err = repo.Store.Expand(e.Step.Detail); err != nil {
-						return err
-					}
-				}
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
 			}
-			return cmdutil.Print(f.IO, format, out, func(w io.Writer) error {
-				return stepSummary(c.Context, w, repo, e, out)
-			})
+			return stepShowRun(c.Context, &StepShowOptions{IO: f.IO, Repo: f.Repo, Format: format, Step: arg})
 		},
 	}
+}
+
+func stepShowRun(ctx context.Context, opts *StepShowOptions) error {
+	repo, e, err := loadStep(ctx, opts.IO.ErrOut, opts.Repo, opts.Step)
+	if err != nil {
+		return err
+	}
+	out := stepShowOutput{Hash: string(e.Node.Alias), Commit: e.Commit.String(), Kind: e.Kind}
+	_ = json.Unmarshal(e.Node.Payload, &out.Node)
+	if e.Step != nil {
+		if out.Output, err = repo.Output(e); err != nil {
+			return err
+		}
+		out.Body, _ = repo.Text(e, e.Step.Body)
+		if e.Step.Detail != "" {
+			if out.Detail, err = repo.Store.Expand(e.Step.Detail); err != nil {
+				return err
+			}
+		}
+	}
+	return cmdutil.Print(opts.IO, opts.Format, out, func(w io.Writer) error {
+		return stepSummary(ctx, w, repo, e, out)
+	})
 }
 
 // stepSummary is the text form of `step show`: where the step sits and

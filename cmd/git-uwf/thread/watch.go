@@ -12,11 +12,24 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/internal/steplog"
 )
 
 // watchPoll is how often watch looks at the log and the step lock.
 const watchPoll = 150 * time.Millisecond
+
+// WatchOptions are the inputs of `thread watch`.
+type WatchOptions struct {
+	IO   *iostreams.IOStreams
+	Repo func(context.Context) (*chain.Repo, error)
+
+	Thread string
+	// Follow keeps following step after step; Last prints the last
+	// step's log and returns.
+	Follow bool
+	Last   bool
+}
 
 func newCmdWatch(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -36,23 +49,23 @@ func newCmdWatch(f *cmdutil.Factory) *cli.Command {
 			if err != nil {
 				return err
 			}
-			repo, err := f.Repo(c.Context)
-			if err != nil {
-				return err
-			}
-			id, err := resolveThread(c.Context, repo, arg)
-			if err != nil {
-				return err
-			}
-			return watchRun(c.Context, f, repo, id, c.Bool("follow"), c.Bool("last"))
+			return watchRun(c.Context, &WatchOptions{IO: f.IO, Repo: f.Repo, Thread: arg, Follow: c.Bool("follow"), Last: c.Bool("last")})
 		},
 	}
 }
 
-func watchRun(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id chain.ThreadID, follow, last bool) error {
+func watchRun(ctx context.Context, opts *WatchOptions) error {
+	repo, err := opts.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	id, err := resolveThread(ctx, repo, opts.Thread)
+	if err != nil {
+		return err
+	}
 	path := steplog.Path(repo.UwfDir(), string(id))
 	running := func() bool { return slices.Contains(repo.RunningThreads(), id) }
-	if last {
+	if opts.Last {
 		data, err := os.ReadFile(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("thread %s has no step log yet: no step has run here since git-uwf started writing them", id)
@@ -60,7 +73,7 @@ func watchRun(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id chai
 		if err != nil {
 			return err
 		}
-		_, err = f.IO.Out.Write(data)
+		_, err = opts.IO.Out.Write(data)
 		return err
 	}
 	before, _ := os.Stat(path)
@@ -72,7 +85,7 @@ func watchRun(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id chai
 		return err == nil && (before == nil || !os.SameFile(before, now))
 	}
 	if !started() {
-		fmt.Fprintf(f.IO.ErrOut, "waiting for a step of thread %s to start (Ctrl-C stops)\n", id)
+		fmt.Fprintf(opts.IO.ErrOut, "waiting for a step of thread %s to start (Ctrl-C stops)\n", id)
 	}
 	for {
 		for !started() {
@@ -82,10 +95,10 @@ func watchRun(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id chai
 			case <-time.After(watchPoll):
 			}
 		}
-		if err := steplog.Follow(ctx, path, f.IO.Out, watchPoll, func() bool { return !running() }); err != nil {
+		if err := steplog.Follow(ctx, path, opts.IO.Out, watchPoll, func() bool { return !running() }); err != nil {
 			return err
 		}
-		if !follow || ctx.Err() != nil {
+		if !opts.Follow || ctx.Err() != nil {
 			return nil
 		}
 		before, _ = os.Stat(path)

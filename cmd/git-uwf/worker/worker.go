@@ -1,6 +1,9 @@
 // Package worker implements `git uwf worker <remote>`: step the remote's
 // runnable threads from any machine, claiming each through a lease ref on
 // the remote (see engine/worker).
+//
+// The action parses the command line into Options and calls
+// workerRun(ctx, opts), as every command verb does.
 package worker
 
 import (
@@ -13,9 +16,33 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
 	"github.com/git-uwf/git-uwf/engine/worker"
 )
+
+// Options are the inputs of `worker`.
+type Options struct {
+	IO         *iostreams.IOStreams
+	Repo       func(context.Context) (*chain.Repo, error)
+	Getwd      func() (string, error)
+	Environ    func() []string
+	Executable func() (string, error)
+	Now        func() time.Time
+
+	Remote string
+	// Jobs is how many threads are stepped at once (0: the number of CPUs).
+	Jobs     int
+	Workflow string
+	// Agent and Timeout are passed on to every step ("" and 0: the
+	// configuration's).
+	Agent     string
+	Timeout   time.Duration
+	Lease     time.Duration
+	UntilIdle bool
+	// Name is the worker's name in its leases ("": host:pid).
+	Name string
+}
 
 // NewCmdWorker returns the `worker` command.
 func NewCmdWorker(f *cmdutil.Factory) *cli.Command {
@@ -46,48 +73,55 @@ func NewCmdWorker(f *cmdutil.Factory) *cli.Command {
 			if c.Duration("lease") < time.Second || c.Duration("lease") > worker.MaxLease {
 				return cmdutil.FlagErrorf("--lease must be between 1s and %s", worker.MaxLease)
 			}
-			return run(c.Context, f, c, remote)
+			opts := &Options{IO: f.IO, Repo: f.Repo, Getwd: f.Getwd, Environ: f.Environ, Executable: f.Executable, Now: f.Now,
+				Remote: remote, Jobs: c.Int("jobs"), Workflow: c.String("workflow"), Agent: c.String("agent"),
+				Lease: c.Duration("lease"), UntilIdle: c.Bool("until-idle"), Name: c.String("name")}
+			if c.IsSet("timeout") {
+				opts.Timeout = c.Duration("timeout")
+			}
+			return workerRun(c.Context, opts)
 		},
 	}
 }
 
-func run(ctx context.Context, f *cmdutil.Factory, c *cli.Context, remote string) error {
-	repo, err := f.Repo(ctx)
+func workerRun(ctx context.Context, opts *Options) error {
+	remote := opts.Remote
+	repo, err := opts.Repo(ctx)
 	if err != nil {
 		return err
 	}
-	self, err := f.Executable()
+	self, err := opts.Executable()
 	if err != nil {
 		return fmt.Errorf("find the git-uwf executable: %w", err)
 	}
-	dir, err := f.Getwd()
+	dir, err := opts.Getwd()
 	if err != nil {
 		return err
 	}
 	extra := []string{"--leased"}
-	if a := c.String("agent"); a != "" {
-		extra = append(extra, "--agent", a)
+	if opts.Agent != "" {
+		extra = append(extra, "--agent", opts.Agent)
 	}
-	if c.IsSet("timeout") {
-		extra = append(extra, "--timeout", c.Duration("timeout").String())
+	if opts.Timeout != 0 {
+		extra = append(extra, "--timeout", opts.Timeout.String())
 	}
-	jobs := c.Int("jobs")
+	jobs := opts.Jobs
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
-	w := &worker.Worker{Repo: repo, Remote: remote, Name: c.String("name"), Lease: c.Duration("lease"),
-		Workflow: c.String("workflow"), Log: f.IO.ErrOut, Now: f.Now,
+	w := &worker.Worker{Repo: repo, Remote: remote, Name: opts.Name, Lease: opts.Lease,
+		Workflow: opts.Workflow, Log: opts.IO.ErrOut, Now: opts.Now,
 		Step: func(ctx context.Context, id chain.ThreadID) worker.Outcome {
-			o := thread.StepProcess(ctx, self, dir, f.Environ(), string(id), extra)
+			o := thread.StepProcess(ctx, self, dir, opts.Environ(), string(id), extra)
 			return worker.Outcome{Stepped: o.Stepped, Status: o.Status, Err: o.Err}
 		},
 	}
-	st, err := w.Run(ctx, jobs, c.Bool("until-idle"))
-	fmt.Fprintf(f.IO.ErrOut, "worker %s: %d step(s) pushed, %d failed, %d discarded (lease lost)", w.Name, st.Steps, st.Failed, st.Lost)
+	st, err := w.Run(ctx, jobs, opts.UntilIdle)
+	fmt.Fprintf(opts.IO.ErrOut, "worker %s: %d step(s) pushed, %d failed, %d discarded (lease lost)", w.Name, st.Steps, st.Failed, st.Lost)
 	if st.Unpushed > 0 {
-		fmt.Fprintf(f.IO.ErrOut, ", %d kept here unpushed (%s unreachable)", st.Unpushed, remote)
+		fmt.Fprintf(opts.IO.ErrOut, ", %d kept here unpushed (%s unreachable)", st.Unpushed, remote)
 	}
-	fmt.Fprintln(f.IO.ErrOut)
+	fmt.Fprintln(opts.IO.ErrOut)
 	if err != nil {
 		if ctx.Err() != nil {
 			return cmdutil.ErrCancelled

@@ -61,7 +61,7 @@ func newCmdShow(f *cmdutil.Factory) *cli.Command {
 // resolver binds cmdutil.ResolveWorkflow to f.
 func resolver(f *cmdutil.Factory) func(context.Context, *chain.Repo, string) (*chain.WorkflowInfo, error) {
 	return func(ctx context.Context, repo *chain.Repo, arg string) (*chain.WorkflowInfo, error) {
-		return cmdutil.ResolveWorkflow(ctx, f, repo, arg)
+		return cmdutil.ResolveWorkflow(ctx, f.Getwd, repo, arg)
 	}
 }
 

@@ -20,8 +20,8 @@ func looksLikePath(arg string) bool {
 // version: an alias (or unambiguous prefix) → a file path → a file in
 // .uwf/workflows/ from the working directory up to the repository top →
 // the registry (refs/uwf/workflows/<name>). Files are materialized into the
-// object database (not registered).
-func ResolveWorkflow(ctx context.Context, f *Factory, repo *chain.Repo, arg string) (*chain.WorkflowInfo, error) {
+// object database (not registered). Relative paths resolve against getwd.
+func ResolveWorkflow(ctx context.Context, getwd func() (string, error), repo *chain.Repo, arg string) (*chain.WorkflowInfo, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
 		return nil, FlagErrorf("a workflow name, alias or file is required")
@@ -31,12 +31,12 @@ func ResolveWorkflow(ctx context.Context, f *Factory, repo *chain.Repo, arg stri
 			return info, nil
 		}
 	}
-	wd, err := f.Getwd()
+	wd, err := getwd()
 	if err != nil {
 		return nil, err
 	}
 	if looksLikePath(arg) {
-		path, err := AbsPath(f.Getwd, arg)
+		path, err := AbsPath(getwd, arg)
 		if err != nil {
 			return nil, err
 		}
