@@ -134,6 +134,10 @@ func newReconciler(repo *chain.Repo, remote string, m mode, st *refState) *recon
 func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
 	rep := &Report{Remote: rc.remote, Results: make([]Result, 0, len(st.trackingOrder))}
 	defer rc.release()
+	// Checking fetched threads reads every node of them; their aliases go
+	// to the alias index in one append (with the Refresh below), not one
+	// locked append per node.
+	defer rc.repo.Store.BatchLearn()()
 	for _, name := range st.trackingOrder {
 		if rc.touched[name] {
 			// A ref this run already moves (a fork saved under the name
