@@ -160,11 +160,18 @@ func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
 	rc.flush(ctx, rep)
 	moved := st.moved
 	for _, res := range rep.Results {
-		moved = moved || res.New != res.Old
+		if res.New != res.Old {
+			moved = true
+			st.written++
+		}
 	}
 	if !moved {
 		return rep, nil
 	}
+	// After a run that wrote many refs (a first fetch of many threads),
+	// pack them before the alias index lists the ref tips, so that it
+	// reads one packed-refs file rather than thousands of loose ones.
+	packRefs(ctx, rc.repo, st)
 	if err := rc.repo.Store.Refresh(ctx); err != nil {
 		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", rc.remote, err)
 	}
