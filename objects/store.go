@@ -233,8 +233,9 @@ func (s *Store) learnLocked(a Alias, oid plumbing.Hash) error {
 // in one locked append, at the next Refresh or when the batch ends; without
 // a batch each one costs an append of its own. A run that reads thousands
 // of nodes, such as checking a fetch, uses one. Records are checksummed
-// lines as always, so a process that dies before the append only loses
-// hints that the next Refresh finds again from the refs. Batches may nest;
+// lines as always; a process that dies before the append loses only those
+// hints, and the next Refresh finds again every node a ref reaches (as
+// after a lost index). Batches may nest;
 // the outermost end writes. The returned function is safe to call more
 // than once.
 func (s *Store) BatchLearn() (end func()) {
