@@ -69,6 +69,12 @@ type index struct {
 	file     os.FileInfo // the log file the memory mirrors; nil if none yet
 	off      int64       // bytes of file already applied
 	readOnly bool        // writing failed once: keep the index in memory only
+
+	// batching counts open batches (Store.BatchLearn): while it is above
+	// zero, learned alias records are applied to memory and kept in
+	// pending, and the next append (or the batch's end) writes them all.
+	batching int
+	pending  []entry
 }
 
 func newIndex(dir string) *index {
@@ -86,6 +92,9 @@ func (x *index) reset() {
 	x.tips = ""
 	x.file = nil
 	x.off = 0
+	for _, e := range x.pending { // learned in a batch, not written yet
+		x.add(e.alias, e.oid)
+	}
 }
 
 func (x *index) persistent() bool { return x.dir != "" && !x.readOnly }
@@ -348,12 +357,41 @@ func (x *index) locked(fn func() error) error {
 	return fn()
 }
 
+// learn records that blob oid has alias a: at once, in one locked append,
+// or, inside a batch, in memory now and in the log with the batch's
+// append.
+func (x *index) learn(a Alias, oid plumbing.Hash) {
+	if x.batching == 0 {
+		x.appendRecords([]string{aliasRecord(a, oid)}, nil)
+		return
+	}
+	if x.add(a, oid) {
+		x.pending = append(x.pending, entry{a, oid})
+	}
+}
+
+// flushPending writes the alias records learned in a batch, in one append.
+func (x *index) flushPending() {
+	if len(x.pending) > 0 {
+		x.appendRecords(nil, nil)
+	}
+}
+
 // appendRecords persists records and applies them to memory. safe are
 // records that are valid in any log file (alias records); claims are records
 // that state completeness (commit and tips records) and are only written to
-// the file the memory currently mirrors. Failing to write the file is not an
-// error: the index then stays in memory only.
+// the file the memory currently mirrors. Records learned in a batch and not
+// written yet go first, in the same write. Failing to write the file is not
+// an error: the index then stays in memory only.
 func (x *index) appendRecords(safe, claims []string) {
+	if len(x.pending) > 0 {
+		recs := make([]string, 0, len(x.pending)+len(safe))
+		for _, e := range x.pending {
+			recs = append(recs, aliasRecord(e.alias, e.oid))
+		}
+		safe = append(recs, safe...)
+		x.pending = nil
+	}
 	if !x.persistent() {
 		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
 		return

@@ -264,3 +264,118 @@ func TestListTipsFromFiles(t *testing.T) {
 		t.Fatalf("digest from files %s, from go-git %s", fromFiles, fromGoGit)
 	}
 }
+
+// TestIndexBatchLearn checks that aliases learned inside a batch are known
+// to the store at once, reach the log only at the batch's end or at a
+// Refresh (together, after a torn tail if there is one), and are then found
+// by a fresh store through the log alone.
+func TestIndexBatchLearn(t *testing.T) {
+	tests := []struct {
+		name string
+		torn bool // a torn record at the log's end before the batch writes
+		// write ends the batch its own way: by ending it or through a
+		// Refresh inside it (which must write the learned records too).
+		write func(t *testing.T, s *Store, end func())
+	}{
+		{name: "end", write: func(t *testing.T, s *Store, end func()) { end() }},
+		{name: "end after torn tail", torn: true, write: func(t *testing.T, s *Store, end func()) { end() }},
+		{name: "refresh", write: func(t *testing.T, s *Store, end func()) {
+			if err := s.Refresh(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "nested", write: func(t *testing.T, s *Store, end func()) {
+			inner := s.BatchLearn()
+			inner()
+			inner() // a second call does nothing
+			end()
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, gitDir := newGitRepo(t)
+			logPath := filepath.Join(gitDir, "uwf", "index", indexLogName)
+			readLog := func() string {
+				t.Helper()
+				data, err := os.ReadFile(logPath)
+				if err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				return string(data)
+			}
+			// The text schema and a commit on a ref, so that the index
+			// file exists and Refresh has something to record.
+			setup := openDir(t, gitDir)
+			schema, err := setup.TextSchema()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := commitNodes(t, setup, plumbing.ZeroHash, schema)
+			git(t, dir, "update-ref", "refs/uwf/a", c.String())
+			if err := setup.Refresh(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			// Nodes no ref reaches, written by git: only the records a
+			// store learns make them findable.
+			var want []Ref
+			for i := range 20 {
+				blob := encodeCanonicalNode(schema.Alias, []byte(fmt.Sprintf("%q", fmt.Sprint("batched ", i))))
+				path := filepath.Join(t.TempDir(), "blob")
+				if err := os.WriteFile(path, blob, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				oid := git(t, dir, "hash-object", "-w", path)
+				want = append(want, Ref{Alias: AliasOf(blob), OID: plumbing.NewHash(oid)})
+			}
+			if tc.torn {
+				f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(f, "a %s %s", want[0].Alias, want[0].OID.String()[:7])
+				f.Close()
+			}
+			before := readLog()
+
+			s := openDir(t, gitDir)
+			if tc.name == "refresh" {
+				// Refresh writes only when a tip moved.
+				git(t, dir, "update-ref", "refs/uwf/b", c.String())
+			}
+			end := s.BatchLearn()
+			for _, r := range want {
+				n, err := s.GetOID(r.OID)
+				if err != nil || n.Alias != r.Alias {
+					t.Fatalf("GetOID(%s) = %s, %v, want %s", r.OID, n.Alias, err, r.Alias)
+				}
+				if got, err := s.Get(r.Alias); err != nil || got.OID != r.OID {
+					t.Fatalf("Get(%s) inside the batch = %v, %v", r.Alias, got.OID, err)
+				}
+			}
+			if got := readLog(); got != before {
+				t.Fatalf("the log changed inside the batch:\nbefore %q\nafter  %q", before, got)
+			}
+			tc.write(t, s, end)
+			after := readLog()
+			if !strings.HasPrefix(after, before) {
+				t.Fatalf("the log was rewritten, not appended to:\nbefore %q\nafter  %q", before, after)
+			}
+			added := after[len(before):]
+			for _, r := range want {
+				if !strings.Contains(added, aliasRecord(r.Alias, r.OID)) {
+					t.Fatalf("record of %s missing from the appended part %q", r.Alias, added)
+				}
+			}
+			end() // ending again (or after a Refresh) writes nothing more
+			if got := readLog(); got != after {
+				t.Fatalf("the log changed after the batch had written:\n%q", got[len(after):])
+			}
+			fresh := openDir(t, gitDir)
+			for _, r := range want {
+				if n, err := fresh.Get(r.Alias); err != nil || n.OID != r.OID {
+					t.Fatalf("fresh store: Get(%s) = %v, %v", r.Alias, n.OID, err)
+				}
+			}
+		})
+	}
+}

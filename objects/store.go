@@ -223,8 +223,36 @@ func (s *Store) learnLocked(a Alias, oid plumbing.Hash) error {
 	if s.idx.has(a, oid) {
 		return nil
 	}
-	s.idx.appendRecords([]string{aliasRecord(a, oid)}, nil)
+	s.idx.learn(a, oid)
 	return nil
+}
+
+// BatchLearn starts a batch: until the returned function is called, the
+// aliases this store learns (nodes read by oid, written or claimed with
+// Learn) are known to the store at once but reach the index file together,
+// in one locked append, at the next Refresh or when the batch ends; without
+// a batch each one costs an append of its own. A run that reads thousands
+// of nodes, such as checking a fetch, uses one. Records are checksummed
+// lines as always; a process that dies before the append loses only those
+// hints, and the next Refresh finds again every node a ref reaches (as
+// after a lost index). Batches may nest;
+// the outermost end writes. The returned function is safe to call more
+// than once.
+func (s *Store) BatchLearn() (end func()) {
+	s.mu.Lock()
+	s.idx.batching++
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.idx.batching--
+			if s.idx.batching == 0 {
+				s.idx.flushPending()
+			}
+		})
+	}
 }
 
 // readBlob reads a blob's bytes; s.mu must be held.

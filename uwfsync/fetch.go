@@ -29,7 +29,8 @@ type refState struct {
 	trackingOrder []string
 	// moved reports that this run moved a remote-tracking ref.
 	moved bool
-	// written counts the remote-tracking refs this run wrote.
+	// written counts the refs this run wrote (remote-tracking refs, and
+	// local refs reconcile moved) since they were last packed.
 	written int
 }
 
@@ -274,14 +275,16 @@ func readRefsWithGit(ctx context.Context, g *gitrepo.Runner, names []string) (ma
 	return refs, nil
 }
 
-// packRefs packs the refs after a run that wrote many remote-tracking refs
-// (a first fetch or push of many threads): git writes each as a loose file,
-// and every later listing of them (each command's adopt, every fetch and
-// push) would read thousands of files until the next git gc. It runs
-// git pack-refs --all, as git gc does; ref values do not change, and a
-// failure only leaves the refs loose.
+// packRefs packs the refs after a run that wrote many refs (a first fetch
+// or push of many threads): git writes each as a loose file, and every later
+// listing of them (each command's adopt, every fetch and push, the alias
+// index's refresh) would read thousands of files until the next git gc. It
+// runs git pack-refs --all, as git gc does; ref values do not change, and a
+// failure only leaves the refs loose. The count starts again afterwards, so
+// a later call in the same run packs only when many more refs were written.
 func packRefs(ctx context.Context, repo *chain.Repo, st *refState) {
 	if st.written > maxExplicitRefs {
 		_, _ = repo.Git.Run(ctx, nil, "pack-refs", "--all")
+		st.written = 0
 	}
 }

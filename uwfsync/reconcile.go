@@ -134,6 +134,10 @@ func newReconciler(repo *chain.Repo, remote string, m mode, st *refState) *recon
 func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
 	rep := &Report{Remote: rc.remote, Results: make([]Result, 0, len(st.trackingOrder))}
 	defer rc.release()
+	// Checking fetched threads reads every node of them; their aliases go
+	// to the alias index in one append (with the Refresh below), not one
+	// locked append per node.
+	defer rc.repo.Store.BatchLearn()()
 	for _, name := range st.trackingOrder {
 		if rc.touched[name] {
 			// A ref this run already moves (a fork saved under the name
@@ -156,11 +160,18 @@ func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
 	rc.flush(ctx, rep)
 	moved := st.moved
 	for _, res := range rep.Results {
-		moved = moved || res.New != res.Old
+		if res.New != res.Old {
+			moved = true
+			st.written++
+		}
 	}
 	if !moved {
 		return rep, nil
 	}
+	// After a run that wrote many refs (a first fetch of many threads),
+	// pack them before the alias index lists the ref tips, so that it
+	// reads one packed-refs file rather than thousands of loose ones.
+	packRefs(ctx, rc.repo, st)
 	if err := rc.repo.Store.Refresh(ctx); err != nil {
 		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", rc.remote, err)
 	}

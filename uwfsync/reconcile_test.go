@@ -74,11 +74,15 @@ func TestInvalidRemoteRefs(t *testing.T) {
 	ulid := string(chain.NewThreadID(a.Now()))
 	ulid2 := string(chain.NewThreadID(a.Now()))
 	merge, foreign := string(chain.NewThreadID(a.Now())), string(chain.NewThreadID(a.Now()))
+	rootless := string(chain.NewThreadID(a.Now()))
 	other := start(t, a, "another thread")
 	tree := step.Commit.String() + "^{tree}"
-	forged := map[string]string{ // forged thread commits: a merge, a step on another thread's start
-		merge:   chaintest.Git(t, repos.A, "commit-tree", tree, "-p", th.Head.Commit.String(), "-p", main, "-m", "merge"),
-		foreign: chaintest.Git(t, repos.A, "commit-tree", tree, "-p", other.Head.Commit.String(), "-m", "foreign"),
+	// Forged thread commits: a merge, a step on another thread's start, a
+	// step with no parent (its line never reaches a StartNode).
+	forged := map[string]string{
+		merge:    chaintest.Git(t, repos.A, "commit-tree", tree, "-p", th.Head.Commit.String(), "-p", main, "-m", "merge"),
+		foreign:  chaintest.Git(t, repos.A, "commit-tree", tree, "-p", other.Head.Commit.String(), "-m", "foreign"),
+		rootless: chaintest.Git(t, repos.A, "commit-tree", tree, "-m", "rootless"),
 	}
 	wfCommit := chaintest.Git(t, repos.A, "rev-parse", chain.WorkflowsPrefix+"review-loop")
 	bad := map[string]string{
@@ -110,6 +114,7 @@ func TestInvalidRemoteRefs(t *testing.T) {
 		{other.ID.Ref(), uwfsync.KindNew, ""},
 		{"refs/uwf/threads/" + merge, uwfsync.KindInvalid, "2 parents"},
 		{"refs/uwf/threads/" + foreign, uwfsync.KindInvalid, "belongs to start"},
+		{"refs/uwf/threads/" + rootless, uwfsync.KindInvalid, "does not start with a StartNode"},
 		{chain.WorkflowsPrefix + "review-loop", uwfsync.KindNew, ""},
 		{"refs/uwf/threads/garbage", uwfsync.KindInvalid, "not a thread id"},
 		{"refs/uwf/threads/" + ulid, uwfsync.KindInvalid, "not a git-uwf thread commit"},

@@ -3,6 +3,7 @@ package uwfsync
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -17,7 +18,7 @@ import (
 // only at the end, and a readable pinned workflow. It returns the reason it
 // is not, or "" and the thread's commits from the start to tip.
 func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip plumbing.Hash) (string, []*chain.Entry, error) {
-	entries, err := repo.Chain(ctx, tip)
+	entries, err := walkFetched(ctx, repo, tip)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", nil, ctx.Err()
@@ -67,6 +68,35 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 		return err.Error(), nil, nil
 	}
 	return "", entries, nil
+}
+
+// walkFetched returns the entries of the thread commits from the root to
+// tip, each read from git (Repo.Entry: the commit, its tree and its node,
+// decoded and checked), as Repo.Chain would. It does not use or fill the
+// entry cache: a fetch reads each of thousands of new threads once, so
+// writing a cache file per thread there cost more than it saved (about a
+// tenth of a fetch's CPU), and later reads fill it when they need it.
+func walkFetched(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) ([]*chain.Entry, error) {
+	var rev []*chain.Entry
+	for c := tip; !c.IsZero(); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := repo.Entry(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		rev = append(rev, e)
+		if e.Kind == chain.KindStart {
+			break
+		}
+		c = e.Parent
+	}
+	if len(rev) == 0 || rev[len(rev)-1].Kind != chain.KindStart {
+		return nil, fmt.Errorf("chain at %s does not start with a StartNode", tip)
+	}
+	slices.Reverse(rev)
+	return rev, nil
 }
 
 // validateWorkflow checks that tip is a registry commit pinning a readable
