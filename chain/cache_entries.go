@@ -87,6 +87,21 @@ type entryCache struct {
 	mu     sync.Mutex
 	shards map[plumbing.Hash]*entryShard
 	starts map[plumbing.Hash]plumbing.Hash
+	// batchAfter is how many commits missing from the cache a walk reads
+	// one by one before it reads the rest through git (walk_batch.go):
+	// walkBatchAfter when 0, none when negative (tests).
+	batchAfter int
+}
+
+// walkBatchAfter returns entryCache.batchAfter as a count.
+func (c *entryCache) walkBatchAfter() int {
+	switch {
+	case c.batchAfter == 0:
+		return walkBatchAfter
+	case c.batchAfter < 0:
+		return 0
+	}
+	return c.batchAfter
 }
 
 // rememberStart records the start node of a thread commit.
