@@ -17,9 +17,10 @@ import (
 // A chain walk that finds few commits in the entry cache reads them one by
 // one (entryWithTree, about five object reads each). Past walkBatchAfter
 // such commits it reads the rest of the chain through git instead: one
-// `git rev-list --first-parent` names the commits, and one
-// `git cat-file --batch` process reads them in three pipelined rounds
-// (commits and root trees; nodes and nodes/ trees; outputs and bodies).
+// `git rev-list --first-parent --header` reads the commits (what
+// `git log` costs), and one `git cat-file --batch` process reads their
+// objects in three rounds (root trees; nodes and nodes/ trees; outputs
+// and bodies).
 // Git inflates the objects on one core while this process decodes them on
 // the other, and no object costs a pack lookup and a few reads of ours.
 //
@@ -45,7 +46,6 @@ type batchCommit struct {
 	id     plumbing.Hash
 	commit *gitobj.Commit
 	root   *gitobj.Tree
-	rootID plumbing.Hash // the tree cat-file read for <commit>^{tree}
 	node   objects.Node
 	nodes  *gitobj.Tree // the nodes/ tree, nil when absent
 	entry  *Entry
@@ -59,20 +59,33 @@ type batchCommit struct {
 // their records, and the commit the walk goes on from (zero after the
 // start entry).
 func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool) ([]*Entry, []entryRecord, plumbing.Hash, error) {
-	out, err := r.Git.Run(ctx, nil, "rev-list", "--first-parent", from.String())
+	// rev-list --header writes each commit's id and raw headers (the
+	// message indented), NUL-terminated: the commits cost what
+	// `git log` costs, and cat-file reads only trees and blobs.
+	out, err := r.Git.Run(ctx, nil, "rev-list", "--first-parent", "--header", from.String())
 	if err != nil {
 		return nil, nil, plumbing.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, err)
 	}
 	var cs []batchCommit
-	for line := range bytes.Lines(out) {
-		h, ok := parseHash(bytes.TrimSuffix(line, []byte{'\n'}))
+	for len(out) > 0 {
+		rec, rest, ok := bytes.Cut(out, []byte{0})
+		if !ok {
+			return nil, nil, plumbing.ZeroHash, errWalkBatch
+		}
+		out = rest
+		id, raw, _ := bytes.Cut(rec, []byte{'\n'})
+		h, ok := parseHash(id)
 		if !ok {
 			return nil, nil, plumbing.ZeroHash, errWalkBatch
 		}
 		if len(cs) > 0 && cached(h) {
 			break
 		}
-		cs = append(cs, batchCommit{id: h})
+		commit, err := gitobj.ParseCommit(raw)
+		if err != nil {
+			return nil, nil, plumbing.ZeroHash, errWalkBatch
+		}
+		cs = append(cs, batchCommit{id: h, commit: commit})
 	}
 	if len(cs) == 0 || cs[0].id != from {
 		return nil, nil, plumbing.ZeroHash, errWalkBatch
@@ -83,35 +96,21 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	}
 	defer b.Close()
 
-	// Round 1: every commit and its root tree.
+	// Round 1: every root tree.
 	names := make([]string, 0, 2*len(cs))
 	for _, c := range cs {
-		names = append(names, c.id.String(), c.id.String()+"^{tree}")
+		names = append(names, c.commit.TreeHash.String())
 	}
 	bad := false
 	p := b.AskEach(names, func(i int, o gitrepo.Object) {
-		c := &cs[i/2]
-		switch {
-		case bad:
-		case i%2 == 0:
-			if o.Missing || o.Type != "commit" {
-				bad = true
-				return
-			}
-			var err error
-			if c.commit, err = gitobj.ParseCommit(o.Data); err != nil {
-				bad = true
-			}
-		default:
-			if o.Missing || o.Type != "tree" {
-				bad = true
-				return
-			}
-			var err error
-			if c.root, err = gitobj.ParseTree(o.Data); err != nil {
-				bad = true
-			}
-			c.rootID, _ = parseHash([]byte(o.OID))
+		c := &cs[i]
+		if bad || o.Missing || o.Type != "tree" {
+			bad = true
+			return
+		}
+		var err error
+		if c.root, err = gitobj.ParseTree(o.Data); err != nil {
+			bad = true
 		}
 	})
 	if _, err := p.Wait(); err != nil || bad {
@@ -119,7 +118,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	}
 	for i := range cs {
 		c := &cs[i]
-		if c.root == nil || c.commit == nil || c.commit.TreeHash != c.rootID {
+		if c.root == nil {
 			return nil, nil, plumbing.ZeroHash, errWalkBatch
 		}
 		if i+1 < len(cs) && (len(c.commit.ParentHashes) == 0 || c.commit.ParentHashes[0] != cs[i+1].id) {
