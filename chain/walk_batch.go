@@ -62,7 +62,24 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	// rev-list --header writes each commit's id and raw headers (the
 	// message indented), NUL-terminated: the commits cost what
 	// `git log` costs, and cat-file reads only trees and blobs.
+	// cat-file (and the `git version` that picks its mode) starts while
+	// rev-list runs.
+	type started struct {
+		b   *gitrepo.Batch
+		err error
+	}
+	batch := make(chan started, 1)
+	go func() {
+		b, err := r.Git.NewBatch(ctx)
+		batch <- started{b, err}
+	}()
 	out, err := r.Git.Run(ctx, nil, "rev-list", "--first-parent", "--header", from.String())
+	st := <-batch
+	if st.err != nil {
+		return nil, nil, plumbing.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, st.err)
+	}
+	b := st.b
+	defer b.Close()
 	if err != nil {
 		return nil, nil, plumbing.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, err)
 	}
@@ -90,11 +107,6 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	if len(cs) == 0 || cs[0].id != from {
 		return nil, nil, plumbing.ZeroHash, errWalkBatch
 	}
-	b, err := r.Git.NewBatch(ctx)
-	if err != nil {
-		return nil, nil, plumbing.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, err)
-	}
-	defer b.Close()
 
 	// Round 1: every root tree.
 	names := make([]string, 0, 2*len(cs))
