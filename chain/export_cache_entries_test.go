@@ -52,3 +52,14 @@ func WalkBatch(ctx context.Context, r *Repo, head plumbing.Hash) ([]plumbing.Has
 	}
 	return out, nil
 }
+
+// RevListThread lists the thread commits from head as a batch walk does,
+// page commits per rev-list, ignoring the entry cache.
+func RevListThread(ctx context.Context, r *Repo, head plumbing.Hash, page int) ([]plumbing.Hash, error) {
+	cs, err := r.revListThread(ctx, head, func(plumbing.Hash) bool { return false }, page)
+	var out []plumbing.Hash
+	for _, c := range cs {
+		out = append(out, c.id)
+	}
+	return out, err
+}

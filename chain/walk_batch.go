@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -37,6 +38,11 @@ import (
 // cold walks slow.
 const walkBatchAfter = 16
 
+// revListPage is how many commits one rev-list names: a longer chain
+// takes another process per page, and a thread ref whose first parents
+// lead into a large history costs no more than a page of it.
+const revListPage = 4096
+
 // errWalkBatch makes walkBatch give up; the walk then reads one commit at a
 // time.
 var errWalkBatch = errors.New("chain walk: not settled by the batch")
@@ -59,9 +65,6 @@ type batchCommit struct {
 // their records, and the commit the walk goes on from (zero after the
 // start entry).
 func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool) ([]*Entry, []entryRecord, plumbing.Hash, error) {
-	// rev-list --header writes each commit's id and raw headers (the
-	// message indented), NUL-terminated: the commits cost what
-	// `git log` costs, and cat-file reads only trees and blobs.
 	// cat-file (and the `git version` that picks its mode) starts while
 	// rev-list runs.
 	type started struct {
@@ -73,7 +76,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 		b, err := r.Git.NewBatch(ctx)
 		batch <- started{b, err}
 	}()
-	out, err := r.Git.Run(ctx, nil, "rev-list", "--first-parent", "--header", from.String())
+	cs, err := r.revListThread(ctx, from, cached, revListPage)
 	st := <-batch
 	if st.err != nil {
 		return nil, nil, plumbing.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, st.err)
@@ -81,28 +84,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	b := st.b
 	defer b.Close()
 	if err != nil {
-		return nil, nil, plumbing.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, err)
-	}
-	var cs []batchCommit
-	for len(out) > 0 {
-		rec, rest, ok := bytes.Cut(out, []byte{0})
-		if !ok {
-			return nil, nil, plumbing.ZeroHash, errWalkBatch
-		}
-		out = rest
-		id, raw, _ := bytes.Cut(rec, []byte{'\n'})
-		h, ok := parseHash(id)
-		if !ok {
-			return nil, nil, plumbing.ZeroHash, errWalkBatch
-		}
-		if len(cs) > 0 && cached(h) {
-			break
-		}
-		commit, err := gitobj.ParseCommit(raw)
-		if err != nil {
-			return nil, nil, plumbing.ZeroHash, errWalkBatch
-		}
-		cs = append(cs, batchCommit{id: h, commit: commit})
+		return nil, nil, plumbing.ZeroHash, err
 	}
 	if len(cs) == 0 || cs[0].id != from {
 		return nil, nil, plumbing.ZeroHash, errWalkBatch
@@ -257,4 +239,49 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 		entries[i], recs[i] = e, rec
 	}
 	return entries, recs, next, nil
+}
+
+// revListThread reads the thread commits from commit from down the first
+// parents, page commits per rev-list, until the first one cached says is in the entry cache (from
+// itself is always read), the root, or a commit whose message has no
+// Uwf-Thread trailer (every thread commit has one; the walk reads
+// anything else one commit at a time and reports what is wrong with it).
+//
+// rev-list --header writes each commit's id and raw headers (the message
+// indented by four spaces), NUL-terminated: the commits cost what
+// `git log` costs, and cat-file is left only trees and blobs to read.
+func (r *Repo) revListThread(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool, page int) ([]batchCommit, error) {
+	var cs []batchCommit
+	for next := from; ; {
+		out, err := r.Git.Run(ctx, nil, "rev-list", "--first-parent", "--header", "--max-count="+strconv.Itoa(page), next.String())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errWalkBatch, err)
+		}
+		n := 0
+		for len(out) > 0 {
+			rec, rest, ok := bytes.Cut(out, []byte{0})
+			if !ok {
+				return nil, errWalkBatch
+			}
+			out = rest
+			n++
+			id, raw, _ := bytes.Cut(rec, []byte{'\n'})
+			h, ok := parseHash(id)
+			if !ok {
+				return nil, errWalkBatch
+			}
+			if len(cs) > 0 && (cached(h) || !bytes.Contains(raw, []byte("\n    Uwf-Thread: "))) {
+				return cs, nil
+			}
+			commit, err := gitobj.ParseCommit(raw)
+			if err != nil {
+				return nil, errWalkBatch
+			}
+			cs = append(cs, batchCommit{id: h, commit: commit})
+		}
+		if n < page || len(cs) == 0 || len(cs[len(cs)-1].commit.ParentHashes) == 0 {
+			return cs, nil
+		}
+		next = cs[len(cs)-1].commit.ParentHashes[0]
+	}
 }

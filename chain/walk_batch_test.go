@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 )
@@ -115,5 +117,60 @@ func TestWalkBatch(t *testing.T) {
 			}
 			sameView(t, walk(t, dir, th.ID), want) // from the cache
 		})
+	}
+}
+
+// TestRevListThread: the commits a batch walk reads are the thread's first
+// parents whatever the page size, and stop before a commit that is not a
+// thread commit (a ref moved onto code history), which the walk then
+// reports as the walk one commit at a time does.
+func TestRevListThread(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, err := r.StartThread(ctx, info, "task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "b")
+		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "")
+	}
+	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
+	want := strings.Fields(chaintest.Git(t, dir, "rev-list", "--first-parent", head))
+	for _, page := range []int{1, 2, 3, 7, 4096} {
+		got, err := chain.RevListThread(ctx, r, plumbing.NewHash(head), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range got {
+			ids = append(ids, h.String())
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("page %d: got %v, want %v", page, ids, want)
+		}
+	}
+
+	// A thread commit whose parent is a code commit: the list stops before
+	// the code commit, and both walks fail the same way.
+	code := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", "HEAD"))
+	msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", head)
+	forged := strings.TrimSpace(chaintest.Git(t, dir, "commit-tree", head+"^{tree}", "-p", code, "-m", msg))
+	got, err := chain.RevListThread(ctx, r, plumbing.NewHash(forged), 4096)
+	if err != nil || len(got) != 1 || got[0].String() != forged {
+		t.Fatalf("rev-list of the forged commit: %v, %v; want it alone", got, err)
+	}
+	var errs []string
+	for _, after := range []int{-1, 1 << 30} {
+		r := chaintest.Open(t, dir)
+		chain.SetWalkBatchAfter(r, after)
+		_, err := r.Chain(ctx, plumbing.NewHash(forged))
+		if err == nil {
+			t.Fatalf("walk of the forged chain (batch after %d) succeeded", after)
+		}
+		errs = append(errs, err.Error())
+	}
+	if errs[0] != errs[1] {
+		t.Errorf("the walks fail differently:\n batch: %s\n one by one: %s", errs[0], errs[1])
 	}
 }
