@@ -91,7 +91,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	}
 
 	// Round 1: every root tree.
-	names := make([]string, 0, 2*len(cs))
+	names := make([]string, 0, len(cs))
 	for _, c := range cs {
 		names = append(names, c.commit.TreeHash.String())
 	}
@@ -123,8 +123,9 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 		}
 	}
 
-	// Round 2: the node of every commit, and its nodes/ tree.
-	names = names[:0]
+	// Round 2: the node of every commit, and its nodes/ tree. Each round
+	// has its own names: the Batch holds them until they are written.
+	names = make([]string, 0, 2*len(cs))
 	type ask struct {
 		c     int
 		nodes bool
@@ -182,7 +183,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	}
 
 	// Round 3: the output and body of every step, named by its nodes/ tree.
-	names = names[:0]
+	names = make([]string, 0, 2*len(cs))
 	type want struct {
 		c    int
 		body bool
