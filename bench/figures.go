@@ -411,18 +411,67 @@ func (b *bench) readFigures(ctx context.Context) error {
 	if err := im.close(); err != nil {
 		return err
 	}
-	if _, err := proc(f.dir, nil, b.bin, "thread", "read", string(id)); err != nil {
-		return err
+	// One run of each process in turn, cfg.runs times after a warm-up:
+	// the floor, the start-up alone, the warm commands, then the cold
+	// ones (all of .git/uwf/cache deleted first).
+	cacheDir := filepath.Join(f.dir, ".git", "uwf", "cache")
+	uwf := func(args ...string) func() (sample, error) {
+		return func() (sample, error) { return proc(f.dir, nil, b.bin, args...) }
 	}
-	gitLog := func(int) (sample, error) { return proc(f.dir, nil, "git", "log", "--format=%H", id.Ref()) }
-	for _, cmd := range []string{"read", "steps"} {
-		fn := func(int) (sample, error) { return proc(f.dir, nil, b.bin, "thread", cmd, string(id)) }
-		v, bv, _, err := b.measure(fn, gitLog)
-		if err != nil {
-			return err
+	cold := func(args ...string) func() (sample, error) {
+		return func() (sample, error) {
+			if err := os.RemoveAll(cacheDir); err != nil {
+				return sample{}, err
+			}
+			return proc(f.dir, nil, b.bin, args...)
 		}
-		b.add(row{figure: fmt.Sprintf("`thread %s`, %d-step thread", cmd, b.cfg.steps), baseline: "`git log --format=%H` of the ref",
-			value: v, base: bv, unit: "ms", goal: "≤ 3×"})
+	}
+	procs := []struct {
+		name string
+		run  func() (sample, error)
+	}{
+		{"git log", func() (sample, error) { return proc(f.dir, nil, "git", "log", "--format=%H", id.Ref()) }},
+		{"version", uwf("version")},
+		{"read", uwf("thread", "read", string(id))},
+		{"steps", uwf("thread", "steps", string(id))},
+		{"cold read", cold("thread", "read", string(id))},
+		{"cold steps", cold("thread", "steps", string(id))},
+	}
+	wall := make([][]float64, len(procs))
+	cpu := make([][]float64, len(procs))
+	for i := -1; i < b.cfg.runs; i++ {
+		for k, p := range procs {
+			s, err := p.run()
+			if err != nil {
+				return err
+			}
+			if i >= 0 {
+				wall[k], cpu[k] = append(wall[k], ms(s.d)), append(cpu[k], ms(s.cpu))
+			}
+		}
+	}
+	floor, floorCPU := median(wall[0]), median(cpu[0])
+	const logBase = "`git log --format=%H` of the ref"
+	b.add(row{figure: "process start, `git-uwf version` (read fixture, same run)", baseline: logBase,
+		value: median(wall[1]), base: floor, unit: "ms", goal: "(info)"})
+	b.add(row{figure: "same, CPU (user + sys)", baseline: logBase + ", CPU",
+		value: median(cpu[1]), base: floorCPU, unit: "ms", goal: "(info)"})
+	for k, p := range procs[2:] {
+		k += 2
+		goal, what := "≤ 2×", "warm caches"
+		if strings.HasPrefix(p.name, "cold") {
+			goal, what = "≤ 5×", "cold (all of `.git/uwf/cache` deleted)"
+			if p.name == "cold steps" {
+				goal = "(info)"
+			}
+		}
+		cmd := strings.TrimPrefix(p.name, "cold ")
+		b.add(row{figure: fmt.Sprintf("`thread %s`, %d-step thread, %s", cmd, b.cfg.steps, what), baseline: logBase,
+			value: median(wall[k]), base: floor, unit: "ms", goal: goal})
+		b.add(row{figure: "same, CPU (user + sys)", baseline: logBase + ", CPU",
+			value: median(cpu[k]), base: floorCPU, unit: "ms", goal: "(info)"})
+		b.add(row{figure: "same, CPU less `git-uwf version`'s", baseline: logBase + ", CPU",
+			value: median(cpu[k]) - median(cpu[1]), base: floorCPU, unit: "ms", goal: "(info)"})
 	}
 	return nil
 }

@@ -143,7 +143,8 @@ func logf(format string, args ...any) {
 // sample is one measured process or call.
 type sample struct {
 	d      time.Duration
-	maxRSS int64 // KiB, for processes
+	maxRSS int64         // KiB, for processes
+	cpu    time.Duration // user + sys, for processes
 }
 
 func median(xs []float64) float64 {
@@ -172,10 +173,12 @@ func proc(dir string, env []string, name string, args ...string) (sample, error)
 		return sample{}, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errb.String())
 	}
 	var rss int64
+	var cpu time.Duration
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = int64(ru.Maxrss)
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	return sample{d: d, maxRSS: rss}, nil
+	return sample{d: d, maxRSS: rss, cpu: cpu}, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

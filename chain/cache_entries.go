@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -87,6 +88,21 @@ type entryCache struct {
 	mu     sync.Mutex
 	shards map[plumbing.Hash]*entryShard
 	starts map[plumbing.Hash]plumbing.Hash
+	// batchAfter is how many commits missing from the cache a walk reads
+	// one by one before it reads the rest through git (walk_batch.go):
+	// walkBatchAfter when 0, none when negative (tests).
+	batchAfter int
+}
+
+// walkBatchAfter returns entryCache.batchAfter as a count.
+func (c *entryCache) walkBatchAfter() int {
+	switch {
+	case c.batchAfter == 0:
+		return walkBatchAfter
+	case c.batchAfter < 0:
+		return 0
+	}
+	return c.batchAfter
 }
 
 // rememberStart records the start node of a thread commit.
@@ -221,12 +237,17 @@ var entryCRC = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32
 // nodeOID nodeType payload output workflowTree body start crc. Canonical
 // JSON holds no tab or newline; an absent output or body is "-".
 func formatEntryRecord(rec entryRecord) []byte {
-	var b []byte
-	b = append(b, rec.commit.String()...)
+	return appendEntryRecord(nil, rec)
+}
+
+// appendEntryRecord appends the line of rec to b.
+func appendEntryRecord(b []byte, rec entryRecord) []byte {
+	start := len(b)
+	b = hex.AppendEncode(b, rec.commit[:])
 	b = append(b, '\t')
-	b = append(b, rec.parent.String()...)
+	b = hex.AppendEncode(b, rec.parent[:])
 	b = append(b, '\t')
-	b = append(b, rec.tree.String()...)
+	b = hex.AppendEncode(b, rec.tree[:])
 	b = append(b, '\t')
 	b = strconv.AppendInt(b, rec.unix, 10)
 	b = append(b, '\t')
@@ -234,7 +255,7 @@ func formatEntryRecord(rec entryRecord) []byte {
 	b = append(b, '\t')
 	b = append(b, rec.node.Alias...)
 	b = append(b, '\t')
-	b = append(b, rec.node.OID.String()...)
+	b = hex.AppendEncode(b, rec.node.OID[:])
 	b = append(b, '\t')
 	b = append(b, rec.node.Type...)
 	b = append(b, '\t')
@@ -246,7 +267,7 @@ func formatEntryRecord(rec entryRecord) []byte {
 		b = append(b, rec.output...)
 	}
 	b = append(b, '\t')
-	b = append(b, rec.workflow.String()...)
+	b = hex.AppendEncode(b, rec.workflow[:])
 	b = append(b, '\t')
 	if rec.body == nil {
 		b = append(b, '-')
@@ -254,11 +275,21 @@ func formatEntryRecord(rec entryRecord) []byte {
 		b = append(b, rec.body...)
 	}
 	b = append(b, '\t')
-	b = append(b, rec.start.String()...)
-	sum := crc32.Checksum(b, entryCRC())
+	b = hex.AppendEncode(b, rec.start[:])
+	sum := crc32.Checksum(b[start:], entryCRC())
 	b = append(b, '\t')
 	b = strconv.AppendUint(b, uint64(sum), 16)
 	return append(b, '\n')
+}
+
+// entryRecordsSize is about the length of the lines of recs, to size a
+// buffer for them in one allocation.
+func entryRecordsSize(recs []entryRecord) int {
+	n := 0
+	for _, rec := range recs {
+		n += 6*40 + 64 + len(rec.node.Alias) + len(rec.node.Type) + len(rec.node.Payload) + len(rec.output) + len(rec.body)
+	}
+	return n
 }
 
 func parseEntryRecord(line []byte) (entryRecord, bool) {
@@ -431,9 +462,10 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 		}
 	}
 	if rewrite {
-		buf = append(buf[:0], entryCacheHeader()...)
+		buf = make([]byte, 0, len(entryCacheHeader())+entryRecordsSize(s.records.list))
+		buf = append(buf, entryCacheHeader()...)
 		for _, rec := range s.records.list {
-			buf = append(buf, formatEntryRecord(rec)...)
+			buf = appendEntryRecord(buf, rec)
 		}
 		if err := atomicfile.Write(path, buf, 0o644); err != nil {
 			return fmt.Errorf("entry cache: %w", err)
@@ -441,8 +473,9 @@ func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRec
 		s.rewrite = false
 		return nil
 	}
+	buf = slices.Grow(buf, entryRecordsSize(recs))
 	for _, rec := range recs {
-		buf = append(buf, formatEntryRecord(rec)...)
+		buf = appendEntryRecord(buf, rec)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {

@@ -24,8 +24,17 @@ type view struct {
 
 func walk(t *testing.T, dir string, id chain.ThreadID) view {
 	t.Helper()
+	return walkWith(t, dir, id, nil)
+}
+
+// walkWith is walk, with set (if not nil) called on the fresh Repo first.
+func walkWith(t *testing.T, dir string, id chain.ThreadID, set func(*chain.Repo)) view {
+	t.Helper()
 	ctx := context.Background()
 	r := chaintest.Open(t, dir) // a fresh Repo is a fresh process
+	if set != nil {
+		set(r)
+	}
 	th, err := r.Thread(ctx, id)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,11 @@ package chain
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // EntryCacheLines counts the valid and the damaged record lines of an entry
@@ -26,4 +30,36 @@ func EntryCacheLines(path string) (valid, bad int, current bool, err error) {
 		}
 	}
 	return valid, bad, true, nil
+}
+
+// SetWalkBatchAfter sets how many missing commits a chain walk of r reads
+// one by one before it reads the rest through git; negative: none.
+func SetWalkBatchAfter(r *Repo, n int) { r.entries.batchAfter = n }
+
+// WalkBatch reads the chain at head through git in a batch, ignoring the
+// entry cache, and returns its commits oldest first.
+func WalkBatch(ctx context.Context, r *Repo, head plumbing.Hash) ([]plumbing.Hash, error) {
+	entries, _, next, err := r.walkBatch(ctx, head, func(plumbing.Hash) bool { return false })
+	if err != nil {
+		return nil, err
+	}
+	if !next.IsZero() {
+		return nil, fmt.Errorf("walk stopped before the start, at %s", next)
+	}
+	var out []plumbing.Hash
+	for i := len(entries) - 1; i >= 0; i-- {
+		out = append(out, entries[i].Commit)
+	}
+	return out, nil
+}
+
+// RevListThread lists the thread commits from head as a batch walk does,
+// page commits per rev-list, ignoring the entry cache.
+func RevListThread(ctx context.Context, r *Repo, head plumbing.Hash, page int) ([]plumbing.Hash, error) {
+	cs, err := r.revListThread(ctx, head, func(plumbing.Hash) bool { return false }, page)
+	var out []plumbing.Hash
+	for _, c := range cs {
+		out = append(out, c.id)
+	}
+	return out, err
 }

@@ -172,6 +172,7 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 			start, shard = s, r.shard(s)
 		}
 	}
+	fromGit, batchAfter, batched := 0, r.entries.walkBatchAfter(), false
 	for c := head; !c.IsZero(); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -182,6 +183,23 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 			if e, err = r.entryFromRecord(rec, &zones, decode); err != nil {
 				return nil, err
 			}
+		} else if fromGit >= batchAfter && shard != nil && !batched {
+			// Many commits are missing: read the rest through git.
+			batched = true
+			cached := func(h plumbing.Hash) bool { _, ok := shard.get(h); return ok }
+			es, recs, next, err := r.walkBatch(ctx, c, cached)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue // read one by one instead
+			}
+			rev, added = append(rev, es...), append(added, recs...)
+			if rev[len(rev)-1].Kind == KindStart {
+				break
+			}
+			c = next
+			continue
 		} else {
 			var root *gitobj.Tree
 			var err error
@@ -189,6 +207,7 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 				return nil, err
 			}
 			added = append(added, r.gitRecord(e, root))
+			fromGit++
 		}
 		rev = append(rev, e)
 		if e.Kind == KindStart {

@@ -1,0 +1,176 @@
+package chain_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/chain/chaintest"
+)
+
+// sortedLines returns the lines of a file, sorted (records are appended in
+// walk order, which differs between the ways of walking).
+func sortedLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	slices.Sort(lines)
+	return lines
+}
+
+// TestWalkBatch: a cold chain walk read through git rev-list and cat-file
+// gives what the walk one commit at a time gives (entries, outputs,
+// `thread steps`, `thread read`) and writes the same cache records, from
+// the head or from wherever the cache stops; a large body is left out of
+// its record either way.
+func TestWalkBatch(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, err := r.StartThread(ctx, info, "task with\ttabs", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large := strings.Repeat("a long line of the deliverable\n", 400)
+	step := func(i int) {
+		body := "body\n\twith tabs"
+		if i == 2 {
+			body = large
+		}
+		if i%2 == 0 {
+			chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s\t" + strings.Repeat("x", i)}, body)
+		} else {
+			chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "again"}, "")
+		}
+	}
+	for i := 0; i < 4; i++ {
+		step(i)
+	}
+	entriesDir := filepath.Join(dir, ".git", "uwf", "cache", "entries")
+	// The first 5 commits are cached by a walk one commit at a time.
+	os.RemoveAll(entriesDir)
+	oneByOne := func(r *chain.Repo) { chain.SetWalkBatchAfter(r, 1<<30) }
+	walkWith(t, dir, th.ID, oneByOne)
+	partPath := entryCacheFile(t, dir)
+	cachedPart, err := os.ReadFile(partPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 4; i < 9; i++ {
+		step(i)
+	}
+	head, err := r.Thread(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The batch settles the whole chain by itself.
+	commits, err := chain.WalkBatch(ctx, r, head.Head.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(commits) != 10 {
+		t.Fatalf("the batch read %d commits, want 10", len(commits))
+	}
+
+	os.RemoveAll(entriesDir)
+	want := walkWith(t, dir, th.ID, oneByOne)
+	wantFile := sortedLines(t, entryCacheFile(t, dir))
+	if len(want.entries) != 10 || !strings.Contains(want.read, "a long line") {
+		t.Fatalf("walk one by one: %d entries, read:\n%s", len(want.entries), want.read)
+	}
+	for _, tt := range []struct {
+		name   string
+		after  int
+		cached []byte // the cache file before the walk
+	}{
+		{"from the head", -1, nil},
+		{"after two commits", 2, nil},
+		{"down to the cached commits", -1, cachedPart},
+		{"never", 1 << 30, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.RemoveAll(entriesDir)
+			if tt.cached != nil {
+				if err := os.MkdirAll(entriesDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(partPath, tt.cached, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, tt.after) })
+			sameView(t, got, want)
+			path := entryCacheFile(t, dir)
+			if valid, bad := cacheLines(t, path); valid != 10 || bad != 0 {
+				t.Errorf("cache file: %d valid, %d bad lines; want 10, 0", valid, bad)
+			}
+			if got := sortedLines(t, path); !slices.Equal(got, wantFile) {
+				t.Errorf("cache file differs from the one the walk one by one wrote:\n got %q\nwant %q", got, wantFile)
+			}
+			sameView(t, walk(t, dir, th.ID), want) // from the cache
+		})
+	}
+}
+
+// TestRevListThread: the commits a batch walk reads are the thread's first
+// parents whatever the page size, and stop before a commit that is not a
+// thread commit (a ref moved onto code history), which the walk then
+// reports as the walk one commit at a time does.
+func TestRevListThread(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, err := r.StartThread(ctx, info, "task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "b")
+		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "")
+	}
+	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
+	want := strings.Fields(chaintest.Git(t, dir, "rev-list", "--first-parent", head))
+	for _, page := range []int{1, 2, 3, 7, 4096} {
+		got, err := chain.RevListThread(ctx, r, plumbing.NewHash(head), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range got {
+			ids = append(ids, h.String())
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("page %d: got %v, want %v", page, ids, want)
+		}
+	}
+
+	// A thread commit whose parent is a code commit: the list stops before
+	// the code commit, and both walks fail the same way.
+	code := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", "HEAD"))
+	msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", head)
+	forged := strings.TrimSpace(chaintest.Git(t, dir, "commit-tree", head+"^{tree}", "-p", code, "-m", msg))
+	got, err := chain.RevListThread(ctx, r, plumbing.NewHash(forged), 4096)
+	if err != nil || len(got) != 1 || got[0].String() != forged {
+		t.Fatalf("rev-list of the forged commit: %v, %v; want it alone", got, err)
+	}
+	var errs []string
+	for _, after := range []int{-1, 1 << 30} {
+		r := chaintest.Open(t, dir)
+		chain.SetWalkBatchAfter(r, after)
+		_, err := r.Chain(ctx, plumbing.NewHash(forged))
+		if err == nil {
+			t.Fatalf("walk of the forged chain (batch after %d) succeeded", after)
+		}
+		errs = append(errs, err.Error())
+	}
+	if errs[0] != errs[1] {
+		t.Errorf("the walks fail differently:\n batch: %s\n one by one: %s", errs[0], errs[1])
+	}
+}
