@@ -7,20 +7,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/engine/scheduler"
 	"github.com/git-uwf/git-uwf/review"
 )
-
-// openThread resolves a thread argument (full id or prefix) and reads it,
-// from the caches when they hold its head.
-func openThread(ctx context.Context, f *cmdutil.Factory, arg string) (*chain.Repo, *chain.Thread, error) {
-	return loadThread(ctx, f.Repo, arg)
-}
 
 // loadThread opens the repository with openRepo, resolves a thread
 // argument (full id or prefix) and reads the thread, from the caches when
@@ -125,30 +117,6 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// threadCommand is what thread read and thread steps start from: the one
-// thread argument, the output format, the repository and the thread.
-type threadCommand struct {
-	format cmdutil.Format
-	repo   *chain.Repo
-	thread *chain.Thread
-}
-
-func parseThreadCommand(c *cli.Context, f *cmdutil.Factory) (*threadCommand, error) {
-	arg, err := cmdutil.OneArg(c, "thread id")
-	if err != nil {
-		return nil, err
-	}
-	format, err := cmdutil.FormatOf(c)
-	if err != nil {
-		return nil, err
-	}
-	repo, t, err := openThread(c.Context, f, arg)
-	if err != nil {
-		return nil, err
-	}
-	return &threadCommand{format: format, repo: repo, thread: t}, nil
 }
 
 // loadStep opens the repository with openRepo and resolves a step

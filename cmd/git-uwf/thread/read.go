@@ -1,13 +1,24 @@
 package thread
 
 import (
-	"io"
+	"context"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 )
+
+// ReadOptions are the inputs of `thread read`.
+type ReadOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Thread string
+	Read   chain.ReadOptions
+}
 
 func newCmdRead(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -24,24 +35,28 @@ func newCmdRead(f *cmdutil.Factory) *cli.Command {
 			if c.Int("quota") <= 0 {
 				return cmdutil.FlagErrorf("--quota must be positive")
 			}
-			tc, err := parseThreadCommand(c, f)
+			arg, err := cmdutil.OneArg(c, "thread id")
 			if err != nil {
 				return err
 			}
-			repo, t, format := tc.repo, tc.thread, tc.format
-			md, err := repo.Read(c.Context, t, chain.ReadOptions{Quota: c.Int("quota"), Before: c.String("before"), Start: c.Bool("start")})
+			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err
 			}
-			return printMarkdown(f, format, md)
+			return readRun(c.Context, &ReadOptions{IO: f.IO, Repo: f.Repo, Format: format, Thread: arg,
+				Read: chain.ReadOptions{Quota: c.Int("quota"), Before: c.String("before"), Start: c.Bool("start")}})
 		},
 	}
 }
 
-// printMarkdown writes markdown as text, or as {"markdown": …}.
-func printMarkdown(f *cmdutil.Factory, format cmdutil.Format, md string) error {
-	return cmdutil.Print(f.IO, format, map[string]string{"markdown": md}, func(w io.Writer) error {
-		_, err := io.WriteString(w, md)
+func readRun(ctx context.Context, opts *ReadOptions) error {
+	repo, t, err := loadThread(ctx, opts.Repo, opts.Thread)
+	if err != nil {
 		return err
-	})
+	}
+	md, err := repo.Read(ctx, t, opts.Read)
+	if err != nil {
+		return err
+	}
+	return printMarkdownTo(opts.IO, opts.Format, md)
 }

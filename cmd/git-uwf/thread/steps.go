@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 )
 
 // stepsOutput is the machine-readable result of `thread steps`.
@@ -19,6 +20,15 @@ type stepsOutput struct {
 	Steps    []chain.StepInfo `json:"steps"`
 }
 
+// StepsOptions are the inputs of `thread steps`.
+type StepsOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Format cmdutil.Format
+
+	Thread string
+}
+
 func newCmdSteps(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "steps",
@@ -26,30 +36,40 @@ func newCmdSteps(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<thread>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			tc, err := parseThreadCommand(c, f)
+			arg, err := cmdutil.OneArg(c, "thread id")
 			if err != nil {
 				return err
 			}
-			repo, t, format := tc.repo, tc.thread, tc.format
-			if format == cmdutil.FormatText || format == "" {
-				// The table shows the status of each output, not the rest of it.
-				tb, err := stepsTable(c.Context, repo, t)
-				if err != nil {
-					return err
-				}
-				return cmdutil.Print(f.IO, format, nil, func(w io.Writer) error {
-					_, err := tb.WriteTo(w)
-					return err
-				})
-			}
-			steps, err := repo.Steps(c.Context, t)
+			format, err := cmdutil.FormatOf(c)
 			if err != nil {
 				return err
 			}
-			out := stepsOutput{Thread: t.ID, Workflow: t.Workflow.Name, Steps: steps}
-			return cmdutil.Print(f.IO, format, out, nil)
+			return stepsRun(c.Context, &StepsOptions{IO: f.IO, Repo: f.Repo, Format: format, Thread: arg})
 		},
 	}
+}
+
+func stepsRun(ctx context.Context, opts *StepsOptions) error {
+	repo, t, err := loadThread(ctx, opts.Repo, opts.Thread)
+	if err != nil {
+		return err
+	}
+	if opts.Format == cmdutil.FormatText || opts.Format == "" {
+		// The table shows the status of each output, not the rest of it.
+		tb, err := stepsTable(ctx, repo, t)
+		if err != nil {
+			return err
+		}
+		return cmdutil.Print(opts.IO, opts.Format, nil, func(w io.Writer) error {
+			_, err := tb.WriteTo(w)
+			return err
+		})
+	}
+	steps, err := repo.Steps(ctx, t)
+	if err != nil {
+		return err
+	}
+	return cmdutil.Print(opts.IO, opts.Format, stepsOutput{Thread: t.ID, Workflow: t.Workflow.Name, Steps: steps}, nil)
 }
 
 // stepsTable lays out `thread steps` for people.
