@@ -171,14 +171,3 @@ func (e *Engine) appendChild(ctx context.Context, t *chain.Thread, p plan, child
 	}
 	return e.result(ctx, t, entry, "workflow "+child.Workflow.Name)
 }
-
-// childSuspended reports whether the child thread playing t's current role
-// is suspended.
-func (e *Engine) childSuspended(ctx context.Context, t *chain.Thread) bool {
-	child, err := e.Repo.ActiveChild(ctx, t)
-	if err != nil || child == nil {
-		return false
-	}
-	st, err := e.Repo.State(ctx, child)
-	return err == nil && st.Status == chain.StatusSuspended
-}
