@@ -65,6 +65,11 @@ type Engine struct {
 	// Kill, when set, are the kill flags `thread cancel` raises for a
 	// running step (see KillFlags).
 	Kill *KillFlags
+	// Limit, when set, takes a slot of a workflow's concurrency limit and
+	// returns the function that frees it. Step's caller takes the slot of
+	// the thread it steps; the engine takes the child workflow's slot
+	// around each step of a child thread (see runChild).
+	Limit func(ctx context.Context, workflow string) (release func(), err error)
 }
 
 // StepOptions change one step.
