@@ -83,15 +83,20 @@ func locateYAMLError(data []byte, line int, msg string) (int, int, string) {
 			return s.quote.line, s.quote.col, "this quoted string is never closed"
 		}
 	case strings.HasPrefix(msg, "found character that cannot start any token"):
-		if s.tab.line == line {
+		if s.tab.line > 0 && s.tab.line == line {
 			return s.tab.line, s.tab.col, "a tab: YAML indents with spaces only"
 		}
 	}
-	// yaml.v3 numbers the lines of parser errors from 0.
+	// yaml.v3 numbers the lines of parser errors from 0, and may count
+	// the end of the file as a line of its own.
 	if line > 0 && strings.HasPrefix(msg, "did not find expected") {
-		line = min(line+1, max(strings.Count(string(data), "\n"), 1))
+		line++
 	}
-	return line, 0, ""
+	last := strings.Count(string(data), "\n")
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		last++
+	}
+	return min(line, max(last, 1)), 0, ""
 }
 
 // scanYAML scans data for the tokens locateYAMLError looks for: stray

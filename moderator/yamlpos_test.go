@@ -2,7 +2,11 @@ package moderator
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestYAMLErrorPosition: a YAML syntax error is placed at the offending
@@ -150,4 +154,61 @@ graph: {}
 			}
 		})
 	}
+}
+
+// FuzzLocateYAMLError: for any input yaml.v3 rejects, the located position
+// is inside the file, and a position that comes with a note is on the
+// character the note names.
+func FuzzLocateYAMLError(f *testing.F) {
+	for _, s := range []string{
+		"a: {b: 1\n", "a: [b,\n  c\nd: 1\n", "a: {b: 1}}\n", "a:\n  b: 1\n c: 2\n", "a:\n\tb: 1\n",
+		"a: \"b\n", "a: 'it''s\n", "a: |\n  {[\nb: [\n", "- a\nb: 1\n", "a: b: c\n", "{", "\"", "a:\r\n  - [\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var doc yaml.Node
+		err := yaml.Unmarshal(data, &doc)
+		if err == nil {
+			return
+		}
+		line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLineRE().FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		gotLine, gotCol, note := locateYAMLError(data, line, msg)
+		lines := strings.Split(string(data), "\n")
+		if gotLine < 0 || gotLine > len(lines) || gotCol < 0 || (gotLine == 0 && gotCol != 0) {
+			t.Fatalf("located %d:%d in %d lines (yaml.v3: line %d: %s)", gotLine, gotCol, len(lines), line, msg)
+		}
+		if gotCol == 0 {
+			if note != "" {
+				t.Fatalf("note %q without a column", note)
+			}
+			return
+		}
+		text := lines[gotLine-1]
+		if gotCol > len(text) {
+			t.Fatalf("column %d past line %d (%q)", gotCol, gotLine, text)
+		}
+		c := text[gotCol-1]
+		var want string
+		switch {
+		case strings.HasPrefix(note, "this '") || strings.Contains(note, "quoted string"):
+			want = "{[}]\"'"
+		case strings.HasPrefix(note, "a tab"):
+			want = "\t"
+		case strings.HasPrefix(note, "the indentation"):
+			if gotCol > 1 && text[gotCol-2] != ' ' {
+				t.Fatalf("indentation note at %d:%d, after %q", gotLine, gotCol, text[:gotCol-1])
+			}
+			return
+		default:
+			t.Fatalf("unknown note %q", note)
+		}
+		if !strings.ContainsRune(want, rune(c)) {
+			t.Fatalf("note %q at %d:%d, on %q", note, gotLine, gotCol, c)
+		}
+	})
 }
