@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -44,12 +44,17 @@ func ChildID(parent ThreadID, head *Entry, role string) ThreadID {
 // HeadCommit and UpdatedAt).
 func childID(parent ThreadID, head plumbing.Hash, at time.Time, role string) ThreadID {
 	sum := sha256.Sum256([]byte("git-uwf child\n" + string(parent) + "\n" + head.String() + "\n" + role))
-	ms := max(at.UnixMilli(), 0)
-	u, err := ulid.New(min(uint64(ms), ulid.MaxTime()), bytes.NewReader(sum[:10]))
+	u, err := ulid.New(childMs(at), bytes.NewReader(sum[:10]))
 	if err != nil { // unreachable: the time is clamped and 10 bytes are there
 		return NewThreadID(at)
 	}
 	return ThreadID(u.String())
+}
+
+// childMs is the time of a child's id: its parent's head time in
+// milliseconds, within what a ULID can hold.
+func childMs(at time.Time) uint64 {
+	return min(uint64(max(at.UnixMilli(), 0)), ulid.MaxTime())
 }
 
 // StartChild returns the child thread that plays role on parent's head,
@@ -346,18 +351,35 @@ func playedByWorkflow(t *Thread, role string) bool {
 // read (only when a suspended thread is at its child's id) to check that
 // its current role is played by a workflow.
 func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
+	// A child's id carries its parent's head time, a commit time: a whole
+	// second. Only the few threads whose own id is on a whole second can
+	// be children, so most threads are settled by one map lookup, and a
+	// listing without children by this loop alone.
+	var onSecond map[int64]bool
+	for i := range sums {
+		if ms := sums[i].CreatedAt.UnixMilli(); ms%1000 == 0 {
+			if onSecond == nil {
+				onSecond = map[int64]bool{}
+			}
+			onSecond[ms] = true
+		}
+	}
+	if onSecond == nil {
+		return
+	}
 	var visit func(i, depth int)
 	visit = func(i, depth int) {
 		s := &sums[i]
-		if s.Status != StatusIdle || s.CurrentRole == nil || depth >= maxChildDepth || !isSHA1Hex(s.HeadCommit) || ctx.Err() != nil {
+		if s.Status != StatusIdle || s.CurrentRole == nil || depth >= maxChildDepth || ctx.Err() != nil {
 			return
+		}
+		if !onSecond[int64(childMs(s.UpdatedAt))] || !isSHA1Hex(s.HeadCommit) {
+			return // no thread has the time of this head's children
 		}
 		head, role := plumbing.NewHash(s.HeadCommit), *s.CurrentRole
 		id := childID(s.Thread, head, s.UpdatedAt, role)
-		j, found := slices.BinarySearchFunc(sums, id, func(s Summary, id ThreadID) int {
-			return strings.Compare(string(id), string(s.Thread)) // newest first
-		})
-		if !found {
+		j := newestNotAfter(sums, id)
+		if j == len(sums) || sums[j].Thread != id {
 			return
 		}
 		visit(j, depth+1)
@@ -372,4 +394,10 @@ func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
 	for i := range sums {
 		visit(i, 0)
 	}
+}
+
+// newestNotAfter returns the index of the first of sums (newest first)
+// whose id is not after id, len(sums) when there is none.
+func newestNotAfter(sums []Summary, id ThreadID) int {
+	return sort.Search(len(sums), func(k int) bool { return sums[k].Thread <= id })
 }
