@@ -17,21 +17,22 @@ import (
 
 // Summary is one line of `thread list`.
 type Summary struct {
-	Thread        ThreadID `json:"thread"`
-	Workflow      string   `json:"workflow"`
-	WorkflowHash  string   `json:"workflowHash"`
-	Head          string   `json:"head"`
-	HeadCommit    string   `json:"headCommit"`
-	Status        Status   `json:"status"`
-	CurrentRole   *string  `json:"currentRole"`
-	SuspendedRole *string  `json:"suspendedRole,omitempty"`
+	Thread        ThreadID  `json:"thread"`
+	Workflow      string    `json:"workflow"`
+	WorkflowHash  string    `json:"workflowHash"`
+	Head          string    `json:"head"`
+	HeadCommit    string    `json:"headCommit"`
+	Status        Status    `json:"status"`
+	CurrentRole   *string   `json:"currentRole"`
+	SuspendedRole *string   `json:"suspendedRole,omitempty"`
+	Prompt        string    `json:"prompt"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+	Error         string    `json:"error,omitempty"`
+
 	// SuspendedChild is the suspended child thread this thread waits for
 	// (see State.SuspendedChild).
 	SuspendedChild *ThreadID `json:"suspendedChild,omitempty"`
-	Prompt         string    `json:"prompt"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
-	Error          string    `json:"error,omitempty"`
 }
 
 func summaryOf(t *Thread, st State) Summary {
