@@ -6,8 +6,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
@@ -34,13 +37,24 @@ type ParentLink struct {
 // comes from SHA-256 of the parent, head and role. A retry (or another
 // process) finds the same child instead of starting a second one.
 func ChildID(parent ThreadID, head *Entry, role string) ThreadID {
-	sum := sha256.Sum256([]byte("git-uwf child\n" + string(parent) + "\n" + head.Commit.String() + "\n" + role))
-	ms := max(head.Time.UnixMilli(), 0)
-	u, err := ulid.New(min(uint64(ms), ulid.MaxTime()), bytes.NewReader(sum[:10]))
+	return childID(parent, head.Commit, head.Time, role)
+}
+
+// childID is ChildID for a head given by its commit and time (a Summary's
+// HeadCommit and UpdatedAt).
+func childID(parent ThreadID, head plumbing.Hash, at time.Time, role string) ThreadID {
+	sum := sha256.Sum256([]byte("git-uwf child\n" + string(parent) + "\n" + head.String() + "\n" + role))
+	u, err := ulid.New(childMs(at), bytes.NewReader(sum[:10]))
 	if err != nil { // unreachable: the time is clamped and 10 bytes are there
-		return NewThreadID(head.Time)
+		return NewThreadID(at)
 	}
 	return ThreadID(u.String())
+}
+
+// childMs is the time of a child's id: its parent's head time in
+// milliseconds, within what a ULID can hold.
+func childMs(at time.Time) uint64 {
+	return min(uint64(max(at.UnixMilli(), 0)), ulid.MaxTime())
 }
 
 // StartChild returns the child thread that plays role on parent's head,
@@ -284,4 +298,106 @@ func parseParentTrailer(msg string) *ParentLink {
 		return &ParentLink{Thread: id, Head: f[1], Role: f[2]}
 	}
 	return nil
+}
+
+// maxChildDepth bounds how many levels of children State and List look
+// through for a suspended one. Registration refuses workflow cycles, so
+// real nesting is shallow; the bound only stops fetched data that nests
+// deeper.
+const maxChildDepth = 16
+
+// waitOnChild overlays a suspended child on st, the state of t's head (t
+// is depth levels of children below the thread asked about): when t is
+// idle at a role played by a workflow and the child thread playing it is
+// suspended (or itself waits for a suspended child), t is suspended at
+// that role with the child's question. A child that cannot be read leaves
+// st as it is: stepping t reports why.
+func (r *Repo) waitOnChild(ctx context.Context, t *Thread, st *State, depth int) error {
+	if st.Status != StatusIdle || depth >= maxChildDepth || !playedByWorkflow(t, st.CurrentRole) {
+		return nil
+	}
+	id := ChildID(t.ID, t.Head, st.CurrentRole)
+	tip, err := r.resolveRef(id.Ref())
+	if err != nil || tip.IsZero() {
+		return nil
+	}
+	child, err := r.ThreadAt(ctx, id, tip)
+	if err != nil {
+		return nil
+	}
+	cst, err := r.state(ctx, child, depth+1)
+	if err != nil {
+		return nil
+	}
+	if cst.Status == StatusSuspended {
+		st.Status = StatusSuspended
+		st.SuspendedRole = st.CurrentRole
+		st.SuspendMessage = cst.SuspendMessage
+		st.SuspendedChild = id
+	}
+	return ctx.Err()
+}
+
+// playedByWorkflow reports whether a workflow plays role in t's workflow.
+func playedByWorkflow(t *Thread, role string) bool {
+	rl := t.Workflow.Workflow.Roles[role]
+	return rl != nil && rl.Workflow != ""
+}
+
+// suspendWaiting applies waitOnChild to a listing: sums holds every
+// listed thread, strictly newest first, with its final status (running
+// included). A child's status is read from its own summary, so a parent
+// shows suspended exactly when its child does; the parent's own thread is
+// read (only when a suspended thread is at its child's id) to check that
+// its current role is played by a workflow.
+func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
+	// A child's id carries its parent's head time, a commit time: a whole
+	// second. Only the few threads whose own id is on a whole second can
+	// be children, so most threads are settled by one map lookup, and a
+	// listing without children by this loop alone.
+	var onSecond map[int64]bool
+	for i := range sums {
+		if ms := sums[i].CreatedAt.UnixMilli(); ms%1000 == 0 {
+			if onSecond == nil {
+				onSecond = map[int64]bool{}
+			}
+			onSecond[ms] = true
+		}
+	}
+	if onSecond == nil {
+		return
+	}
+	var visit func(i, depth int)
+	visit = func(i, depth int) {
+		s := &sums[i]
+		if s.Status != StatusIdle || s.CurrentRole == nil || depth >= maxChildDepth || ctx.Err() != nil {
+			return
+		}
+		if !onSecond[int64(childMs(s.UpdatedAt))] || !isSHA1Hex(s.HeadCommit) {
+			return // no thread has the time of this head's children
+		}
+		head, role := plumbing.NewHash(s.HeadCommit), *s.CurrentRole
+		id := childID(s.Thread, head, s.UpdatedAt, role)
+		j := newestNotAfter(sums, id)
+		if j == len(sums) || sums[j].Thread != id {
+			return
+		}
+		visit(j, depth+1)
+		if sums[j].Status != StatusSuspended {
+			return
+		}
+		if t, err := r.ThreadAt(ctx, s.Thread, head); err != nil || !playedByWorkflow(t, role) {
+			return
+		}
+		s.Status, s.SuspendedRole, s.SuspendedChild = StatusSuspended, &role, &id
+	}
+	for i := range sums {
+		visit(i, 0)
+	}
+}
+
+// newestNotAfter returns the index of the first of sums (newest first)
+// whose id is not after id, len(sums) when there is none.
+func newestNotAfter(sums []Summary, id ThreadID) int {
+	return sort.Search(len(sums), func(k int) bool { return sums[k].Thread <= id })
 }

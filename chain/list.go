@@ -29,6 +29,10 @@ type Summary struct {
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
 	Error         string    `json:"error,omitempty"`
+
+	// SuspendedChild is the suspended child thread this thread waits for
+	// (see State.SuspendedChild).
+	SuspendedChild *ThreadID `json:"suspendedChild,omitempty"`
 }
 
 func summaryOf(t *Thread, st State) Summary {
@@ -42,6 +46,10 @@ func summaryOf(t *Thread, st State) Summary {
 	if st.SuspendedRole != "" {
 		role := st.SuspendedRole
 		s.SuspendedRole = &role
+	}
+	if st.SuspendedChild != "" {
+		child := st.SuspendedChild
+		s.SuspendedChild = &child
 	}
 	return s
 }
@@ -192,13 +200,17 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	for _, s := range opts.Statuses {
 		want[s] = true
 	}
-	out := sums[:0] // filtered in place
 	for i, t := range threads {
 		s := &sums[i]
 		s.Thread = t.id
 		if s.Status != StatusCompleted && (l.locked == nil || l.locked[t.id]) && r.threadRunning(t.id) {
 			s.Status = StatusRunning
 		}
+	}
+	r.suspendWaiting(ctx, sums)
+	out := sums[:0] // filtered in place
+	for i := range threads {
+		s := &sums[i]
 		switch {
 		case len(want) > 0:
 			if !want[s.Status] {

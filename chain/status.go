@@ -47,10 +47,16 @@ type State struct {
 	// when routing failed).
 	Next moderator.Decision
 	// CurrentRole is the role the next step will run ("" unless idle,
-	// running or failed).
+	// running or failed, or suspended waiting for a child).
 	CurrentRole    string
 	SuspendedRole  string
 	SuspendMessage string
+	// SuspendedChild is the suspended child thread this thread waits for:
+	// its current role is played by a workflow, and the child thread
+	// playing it is suspended. The thread is then suspended too, at that
+	// role (SuspendedRole and CurrentRole), with the child's question as
+	// SuspendMessage; resuming it resumes the child.
+	SuspendedChild ThreadID
 	// Error explains a failed state: a routing error or the last failed attempt.
 	Error string
 }
@@ -94,14 +100,25 @@ func (r *Repo) RouteContext(ctx context.Context, t *Thread) (moderator.RouteCont
 	return rc, nil
 }
 
-// State derives the thread's status from its head.
+// State derives the thread's status from its head (and, for a thread
+// whose current role is played by a workflow, from the child thread
+// playing it: see waitOnChild).
 func (r *Repo) State(ctx context.Context, t *Thread) (State, error) {
+	return r.state(ctx, t, 0)
+}
+
+// state is State for a thread depth levels of children below the thread
+// asked about.
+func (r *Repo) state(ctx context.Context, t *Thread, depth int) (State, error) {
 	tip, err := r.resolveRef(t.ID.AttemptsRef())
 	if err != nil {
 		return State{}, err
 	}
 	st, err := r.headState(ctx, t, tip)
 	if err != nil {
+		return State{}, err
+	}
+	if err := r.waitOnChild(ctx, t, &st, depth); err != nil {
 		return State{}, err
 	}
 	if st.Status != StatusCompleted && r.threadRunning(t.ID) {

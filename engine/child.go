@@ -116,7 +116,7 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 		if i >= MaxChildSteps {
 			return nil, fmt.Errorf("%s ran %d steps without completing", label, MaxChildSteps)
 		}
-		_, err = e.Step(ctx, child.ID, StepOptions{Agent: opts.Agent, Rerun: opts.Rerun, Resume: resume, ResumePrompt: opts.ResumePrompt,
+		err = e.stepChild(ctx, child.ID, wf.Name, StepOptions{Agent: opts.Agent, Rerun: opts.Rerun, Resume: resume, ResumePrompt: opts.ResumePrompt,
 			// The consent to run outside the work tree carries over (the
 			// child recorded this step's directory); Cwd does not: the
 			// child steps in its own recorded directory.
@@ -134,6 +134,24 @@ func (e *Engine) runChild(ctx context.Context, t *chain.Thread, p plan, name str
 		}
 		resume = false
 	}
+}
+
+// stepChild runs one step of the child thread id, of workflow wf, in a
+// slot of that workflow's concurrency limit (a child's step is a step of
+// its workflow like any other). The parent's slot stays taken meanwhile:
+// a workflow never runs inside itself, so slots are always taken down the
+// same acyclic order of workflows and two steps never wait for each
+// other's.
+func (e *Engine) stepChild(ctx context.Context, id chain.ThreadID, wf string, opts StepOptions) error {
+	if e.Limit != nil {
+		release, err := e.Limit(ctx, wf)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	_, err := e.Step(ctx, id, opts)
+	return err
 }
 
 // appendChild appends the parent step of a completed child thread.
@@ -170,15 +188,4 @@ func (e *Engine) appendChild(ctx context.Context, t *chain.Thread, p plan, child
 		return nil, fe
 	}
 	return e.result(ctx, t, entry, "workflow "+child.Workflow.Name)
-}
-
-// childSuspended reports whether the child thread playing t's current role
-// is suspended.
-func (e *Engine) childSuspended(ctx context.Context, t *chain.Thread) bool {
-	child, err := e.Repo.ActiveChild(ctx, t)
-	if err != nil || child == nil {
-		return false
-	}
-	st, err := e.Repo.State(ctx, child)
-	return err == nil && st.Status == chain.StatusSuspended
 }

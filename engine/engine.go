@@ -65,6 +65,11 @@ type Engine struct {
 	// Kill, when set, are the kill flags `thread cancel` raises for a
 	// running step (see KillFlags).
 	Kill *KillFlags
+	// Limit, when set, takes a slot of a workflow's concurrency limit and
+	// returns the function that frees it. Step's caller takes the slot of
+	// the thread it steps; the engine takes the child workflow's slot
+	// around each step of a child thread (see runChild).
+	Limit func(ctx context.Context, workflow string) (release func(), err error)
 }
 
 // StepOptions change one step.
@@ -166,13 +171,6 @@ func (e *Engine) Step(ctx context.Context, id chain.ThreadID, opts StepOptions) 
 		return nil, err
 	}
 	p, err := e.plan(ctx, t, opts)
-	if errors.Is(err, ErrNotSuspended) {
-		// Resuming a thread whose role is played by a suspended child
-		// thread resumes the child.
-		if cp, cerr := e.plan(ctx, t, StepOptions{}); cerr == nil && childWorkflow(t, cp.role) != "" && e.childSuspended(ctx, t) {
-			p, err = cp, nil
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +220,11 @@ func (e *Engine) plan(ctx context.Context, t *chain.Thread, opts StepOptions) (p
 		}
 		return plan{}, fmt.Errorf("thread %s is completed: %w", t.ID, ErrFinished)
 	case chain.StatusSuspended:
+		if st.SuspendedChild != "" {
+			// The role is played by a suspended child thread: stepping
+			// reports its question, resuming resumes it (runChild).
+			return plan{role: st.Next.Role, prompt: st.Next.Prompt, location: st.Next.Location}, nil
+		}
 		if !opts.Resume {
 			return plan{}, fmt.Errorf("thread %s is suspended at role %q (%s): %w; continue it with: git uwf thread resume %s -p <answer>",
 				t.ID, st.SuspendedRole, text.Clip(text.OneLine(st.SuspendMessage), 160), ErrSuspended, t.ID)

@@ -112,7 +112,7 @@ func TestLoadProblems(t *testing.T) {
 		want []string
 	}{
 		{"bad-malformed.yaml", []string{
-			"bad-malformed.yaml:4: invalid YAML: found unexpected end of stream",
+			"bad-malformed.yaml:4:11: invalid YAML: found unexpected end of stream (this quoted string is never closed)",
 		}},
 		{"bad-unknown-target.yaml", []string{
 			`bad-unknown-target.yaml:9:16: unknown role "plumber"`,
@@ -246,7 +246,7 @@ func TestParseShape(t *testing.T) {
 			wantErr: `mini.yaml:4:18: !include "s.json": invalid JSON: unexpected EOF`},
 		{name: "include bad yaml", path: "mini.yaml", yaml: strings.Replace(minimalYAML, "{type: object, properties: {plan: {type: string}}}", "!include s.yaml", 1),
 			fsys:    fstest.MapFS{"s.yaml": {Data: []byte("a: [\n")}},
-			wantErr: `=mini.yaml:4:18: included file s.yaml: line 1: invalid YAML: did not find expected node content`},
+			wantErr: `=mini.yaml:4:18: included file s.yaml: line 1: invalid YAML: did not find expected node content (this '[' is never closed)`},
 		{name: "merge keys", path: "mini.yaml", yaml: `name: mini
 x-base: &base {type: object}
 roles:

@@ -181,10 +181,16 @@ func (l *loader) parseYAML(file string, data []byte, at *node) (root *node) {
 		} else {
 			msg = strings.TrimPrefix(msg, "yaml: ")
 		}
+		// yaml.v3 names the construct around the error: point at the
+		// offending token instead (see yamlpos.go).
+		line, col, note := locateYAMLError(data, line, msg)
+		if note != "" {
+			msg += " (" + note + ")"
+		}
 		if at != nil {
 			l.probs.add(at, "included file %s: line %d: invalid YAML: %s", file, line, msg)
 		} else {
-			l.probs.addFile(file, line, 0, "invalid YAML: %s", msg)
+			l.probs.addFile(file, line, col, "invalid YAML: %s", msg)
 		}
 		return nil
 	}

@@ -634,6 +634,12 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		w.mu.Unlock()
 		return resultFailed, nil
 	}
+	children, err := w.childRefspecs(ctx, c.head, head)
+	if err != nil {
+		// The step is pushed anyway; the remote lacks its child until
+		// someone pushes it (git uwf push).
+		w.logf("thread %s: the child threads of step %s are not pushed: %s", c.id, short(head), text.FirstLine(err.Error(), logWidth))
+	}
 	w.mu.Unlock()
 	ref := LeaseRef(c.id)
 	// The step is paid for: a push that does not reach the remote is
@@ -644,7 +650,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		defer pcancel()
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		return w.push(pctx, []string{"--force-with-lease=" + ref + ":" + lease}, head+":"+c.id.Ref(), ":"+ref)
+		return w.push(pctx, []string{"--force-with-lease=" + ref + ":" + lease}, append([]string{head + ":" + c.id.Ref(), ":" + ref}, children...)...)
 	})
 	switch pushed {
 	case pushRejected:
@@ -665,6 +671,51 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		return resultPushed, &candidate{id: c.id, head: head}
 	}
 	return resultPushed, nil
+}
+
+// childRefspecs returns the refspecs that push, with a step, the child
+// threads that played its roles: those named by the steps after base up to
+// head, and, through their chains, their own children. They are pushed as
+// any new ref is (created or fast-forwarded, never forced), in the step's
+// atomic push.
+func (w *Worker) childRefspecs(ctx context.Context, base, head string) ([]string, error) {
+	var specs []string
+	seen := map[chain.ThreadID]bool{}
+	var add func(id chain.ThreadID) error
+	add = func(id chain.ThreadID) error {
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
+		t, err := w.Repo.Thread(ctx, id)
+		if err != nil {
+			return fmt.Errorf("child thread %s: %w", id, err)
+		}
+		specs = append(specs, t.Head.Commit.String()+":"+id.Ref())
+		kids, err := w.Repo.Children(ctx, t)
+		if err != nil {
+			return fmt.Errorf("child thread %s: %w", id, err)
+		}
+		for _, k := range kids {
+			if err := add(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for c := plumbing.NewHash(head); c.String() != base && !c.IsZero(); {
+		e, err := w.Repo.Entry(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if e.Step != nil && e.Step.Child != "" {
+			if err := add(e.Step.Child); err != nil {
+				return nil, err
+			}
+		}
+		c = e.Parent
+	}
+	return specs, nil
 }
 
 // localHead reads the local thread ref.

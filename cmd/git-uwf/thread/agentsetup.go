@@ -32,7 +32,8 @@ func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, 
 		return nil, nil, nil, err
 	}
 	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
-		SpawnBuiltins: f.Getenv(engine.EnvSpawnAgents) == "1", Invocation: wd, Kill: engine.NewKillFlags(repo)}
+		SpawnBuiltins: f.Getenv(engine.EnvSpawnAgents) == "1", Invocation: wd, Kill: engine.NewKillFlags(repo),
+		Limit: workflowLimit(f, repo, cfg)}
 	if f.Supervisor != nil {
 		if eng.Supervisor, err = f.Supervisor(); err != nil {
 			return nil, nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)

@@ -15,7 +15,8 @@ import (
 // configured limit the thread is not even read.
 func stepLimit(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, cfg *config.Config, id chain.ThreadID) func(context.Context) (func(), error) {
 	none := func(context.Context) (func(), error) { return func() {}, nil }
-	if len(cfg.Workflows) == 0 {
+	limit := workflowLimit(f, repo, cfg)
+	if limit == nil {
 		return none
 	}
 	t, err := repo.CachedThread(ctx, id)
@@ -24,12 +25,23 @@ func stepLimit(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, cfg *c
 		return none
 	}
 	wf := t.Workflow.Name
-	lim := cfg.Limit(wf)
-	if !lim.Limited() {
-		return none
+	return func(ctx context.Context) (func(), error) { return limit(ctx, wf) }
+}
+
+// workflowLimit returns what takes a slot of a workflow's limit (and
+// returns the function that frees it; at once for a workflow without a
+// limit), nil when no workflow has one. The engine uses it for the steps
+// of child threads (engine.Engine.Limit).
+func workflowLimit(f *cmdutil.Factory, repo *chain.Repo, cfg *config.Config) func(context.Context, string) (func(), error) {
+	if len(cfg.Workflows) == 0 {
+		return nil
 	}
 	limiter := scheduler.NewLimiter(repo.UwfDir())
-	return func(ctx context.Context) (func(), error) {
+	return func(ctx context.Context, wf string) (func(), error) {
+		lim := cfg.Limit(wf)
+		if !lim.Limited() {
+			return func() {}, nil
+		}
 		return limiter.Acquire(ctx, wf, lim, func() {
 			fmt.Fprintf(f.IO.ErrOut, "waiting: workflow %s runs %d step(s) at once (workflows.%s.concurrency)\n", wf, lim.Concurrency, wf)
 		})

@@ -335,7 +335,8 @@ func TestBadInputs(t *testing.T) {
 		args []string
 		want []string // substrings of stderr
 	}{
-		{"malformed yaml", []string{"workflow", "put", "malformed.yaml"}, []string{"malformed.yaml:4:", "invalid YAML"}},
+		{"malformed yaml", []string{"workflow", "put", "malformed.yaml"}, []string{"malformed.yaml:4:11:", "invalid YAML"}},
+		{"unclosed flow mapping", []string{"workflow", "validate", "unclosed.yaml"}, []string{"unclosed.yaml:4:18: invalid YAML: did not find expected ',' or '}' (this '{' is never closed)"}},
 		{"invalid schema", []string{"workflow", "put", "bad-schema.yaml"}, []string{"bad-schema.yaml:6:7:", "invalid frontmatter schema"}},
 		{"unknown role", []string{"workflow", "put", "unknown-role.yaml"}, []string{"unknown-role.yaml:10:16:", `unknown role "editor"`}},
 		{"include escape", []string{"workflow", "put", "escape.yaml"}, []string{"escape.yaml:4:11:", `!include "../../x"`}},
