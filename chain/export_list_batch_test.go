@@ -22,13 +22,13 @@ func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual m
 	batch, usual, fellBack = map[ThreadID]Summary{}, map[ThreadID]Summary{}, map[ThreadID]bool{}
 	fallBack := func(id ThreadID) cachedSummary {
 		fellBack[id] = true
-		return r.summarizeHead(ctx, id, keys[id])
+		return r.summarizeHead(ctx, id, keys[id], newStartCommits())
 	}
-	for id, c := range r.summarizeChunks(ctx, ids, keys, 1, chunk, fallBack) {
+	for id, c := range r.summarizeChunks(ctx, ids, keys, newStartCommits(), 1, chunk, fallBack) {
 		batch[id] = c.sum
 	}
 	for _, id := range ids {
-		usual[id] = r.summarizeHead(ctx, id, keys[id]).sum
+		usual[id] = r.summarizeHead(ctx, id, keys[id], newStartCommits()).sum
 	}
 	return batch, usual, fellBack, nil
 }
@@ -44,5 +44,5 @@ func (r *Repo) SummarizeBatch(ctx context.Context) (int, error) {
 	for _, id := range ids {
 		keys[id] = cacheKey{head: heads[id]}
 	}
-	return len(r.summarizeMany(ctx, ids, keys, 1)), nil
+	return len(r.summarizeMany(ctx, ids, keys, newStartCommits(), 1)), nil
 }

@@ -15,13 +15,6 @@ import (
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
-// listItem is one thread of `thread list`: its summary, and whether its
-// history shares steps with another thread's (see sharingThreads).
-type listItem struct {
-	chain.Summary
-	Fork bool `json:"fork"`
-}
-
 func newCmdList(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
@@ -68,27 +61,18 @@ func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, fo
 
 // listFiltered is listRun showing only the threads keep accepts (nil: all).
 func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format,
-	keep func(*chain.Repo, chain.Summary) bool) error {
+	keep func(chain.Summary) bool) error {
 	defer cmdutil.RelaxGC(f.Getenv)()
 	repo, err := f.Repo(ctx)
 	if err != nil {
 		return err
 	}
-	sums, err := repo.List(ctx, opts)
-	if err != nil {
-		return err
-	}
-	// After List: the refs it listed are still parsed.
-	sharing, err := sharingThreads(ctx, repo)
+	list, err := repo.List(ctx, opts)
 	if err != nil {
 		return err
 	}
 	if keep != nil {
-		sums = slices.DeleteFunc(sums, func(s chain.Summary) bool { return !keep(repo, s) })
-	}
-	list := make([]listItem, len(sums))
-	for i, s := range sums {
-		list[i] = listItem{Summary: s, Fork: sharing[s.Thread]}
+		list = slices.DeleteFunc(list, func(s chain.Summary) bool { return !keep(s) })
 	}
 	now := f.Now()
 	return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
@@ -137,12 +121,5 @@ func listHere(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, f
 	if here.Branch == "" {
 		return errors.New("thread list --here: HEAD is not on a branch (detached or outside a work tree)")
 	}
-	return listFiltered(ctx, f, opts, format, func(repo *chain.Repo, s chain.Summary) bool {
-		t, err := repo.CachedThread(ctx, s.Thread)
-		if err != nil {
-			return false
-		}
-		code, err := repo.StartCode(ctx, t)
-		return err == nil && code.Branch == here.Branch
-	})
+	return listFiltered(ctx, f, opts, format, func(s chain.Summary) bool { return s.Branch == here.Branch })
 }
