@@ -157,7 +157,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	hits := 0
 	var misses []ThreadID
 	var keys map[ThreadID]cacheKey
-	var starts *startCommits
+	var previous []cacheLine // the cache's lines for moved threads
 	missAt := map[ThreadID]int{}
 	for i, t := range threads {
 		c, found := lineOf(t.id)
@@ -170,12 +170,9 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		}
 		if keys == nil {
 			keys = map[ThreadID]cacheKey{}
-			starts = newStartCommits()
 		}
-		// The thread's previous head, when the cache has it, is where the
-		// walk to its start commit stops (usually its head's parent).
-		if found && c.start != "" {
-			starts.record(startInfo{commit: plumbing.NewHash(c.start), branch: c.branch()}, plumbing.NewHash(c.head))
+		if found {
+			previous = append(previous, c)
 		}
 		key := cacheKey{head: plumbing.NewHash(t.head)}
 		if a, ok := attempts[t.id]; ok {
@@ -191,14 +188,21 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	// cached, so they alone do not cause a rewrite on every listing.
 	changed := len(cache.lines) != hits
 	if len(misses) > 0 {
-		for id, c := range r.summarizeMany(ctx, misses, keys, starts, listBatchMin) {
+		// A walk to a start commit reads about one commit per miss, and
+		// stops at a thread's previous head when the cache has it
+		// (usually the new head's parent).
+		starts := newStartCommits(2 * len(misses))
+		for _, c := range previous {
+			starts.record(startInfo{commit: plumbing.NewHash(c.start), branch: c.branch()}, plumbing.NewHash(c.head))
+		}
+		r.summarizeMany(ctx, misses, keys, starts, listBatchMin, func(id ThreadID, c cachedSummary) {
 			i := missAt[id]
 			sums[i] = c.sum
 			if c.sum.Thread != "" { // "" marks a summary that must not be cached
 				lines[i] = formatSummaryLine(c)
 				changed = true
 			}
-		}
+		})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

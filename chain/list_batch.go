@@ -51,13 +51,14 @@ const (
 
 // headRead is one thread on its way through the batch rounds.
 type headRead struct {
-	id    ThreadID
-	key   cacheKey
-	entry *Entry
-	root  rootEntries
-	t     *Thread
-	out   *cachedSummary
-	start startInfo
+	id      ThreadID // "" once left to the usual path
+	chunkAt int      // the index of id in its flight's chunk
+	key     cacheKey
+	entry   *Entry
+	root    rootEntries
+	t       *Thread
+	out     *cachedSummary
+	start   startInfo
 	// On the walk to the start commit: the commits walked so far, and the
 	// next one to read.
 	path []plumbing.Hash
@@ -144,20 +145,22 @@ func decodeOutputObject(o gitrepo.Object) decodedOutput {
 
 // summarizeMany derives the summaries of ids (without the running
 // overlay), keyed as in keys, through a cat-file process when there are at
-// least minBatch of them.
+// least minBatch of them, and hands each to emit as it is settled (once
+// per id unless ctx is done), so that they are kept only where the caller
+// keeps them.
 //
 // starts knows the start commits of some commits (see list_starts.go) and
 // learns those of the commits walked.
-func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch int) map[ThreadID]cachedSummary {
+func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch int, emit func(ThreadID, cachedSummary)) {
 	usual := func(id ThreadID) cachedSummary { return r.summarizeHead(ctx, id, keys[id], starts) }
-	return r.summarizeChunks(ctx, ids, keys, starts, minBatch, batchChunk, usual)
+	r.summarizeChunks(ctx, ids, keys, starts, minBatch, batchChunk, usual, emit)
 }
 
 // summarizeChunks is summarizeMany with chunks of chunk threads.
 //
 // usual derives the summary of a thread the batch path does not settle.
-func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch, chunk int, usual func(ThreadID) cachedSummary) map[ThreadID]cachedSummary {
-	out := make(map[ThreadID]cachedSummary, len(ids))
+func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch, chunk int,
+	usual func(ThreadID) cachedSummary, emit func(ThreadID, cachedSummary)) {
 	var flights []*flight
 	for start := 0; start < len(ids); start += chunk {
 		flights = append(flights, &flight{chunk: ids[start:min(start+chunk, len(ids))]})
@@ -177,9 +180,9 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 			if ctx.Err() != nil {
 				break
 			}
-			out[id] = usual(id)
+			emit(id, usual(id))
 		}
-		return out
+		return
 	}
 	for _, b := range batches {
 		defer b.Close()
@@ -195,7 +198,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 		func(f *flight) { askTrees(f.b, f, starts) },
 		func(f *flight) { walkToStarts(f, starts); askNodes(f.b, f) },
 		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
-		func(f *flight) { r.settle(ctx, f, out, usual) },
+		func(f *flight) { r.settle(ctx, f, emit, usual) },
 	}
 	for i := 0; i < len(flights)+len(stages)-1 && ctx.Err() == nil; i++ {
 		for s, stage := range stages {
@@ -207,7 +210,6 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 			flights[j] = nil // let its objects go
 		}
 	}
-	return out
 }
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
@@ -215,12 +217,12 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 func askCommits(b *gitrepo.Batch, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
 	names := newNameList(len(f.chunk), 0)
-	for _, id := range f.chunk {
+	for i, id := range f.chunk {
 		k := keys[id]
 		if k.head.IsZero() {
 			continue
 		}
-		f.reads = append(f.reads, &headRead{id: id, key: k})
+		f.reads = append(f.reads, &headRead{id: id, chunkAt: i, key: k})
 		names.add(k.head, "")
 	}
 	f.commitsRead = make([]parsedCommit, len(f.reads))
@@ -401,10 +403,9 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitrepo.Batch, f *flight) {
 	f.outs = b.AskEach(names.strings(), func(i int, o gitrepo.Object) { f.outsRead[i] = decodeOutputObject(o) })
 }
 
-// settle reads f's outputs, routes the step heads and records every
-// summary of f's chunk in out, deriving the usual way what the batch did
-// not.
-func (r *Repo) settle(ctx context.Context, f *flight, out map[ThreadID]cachedSummary, usual func(ThreadID) cachedSummary) {
+// settle reads f's outputs, routes the step heads and hands every summary
+// of f's chunk to emit, deriving the usual way what the batch did not.
+func (r *Repo) settle(ctx context.Context, f *flight, emit func(ThreadID, cachedSummary), usual func(ThreadID) cachedSummary) {
 	if f.err == nil {
 		if _, err := f.outs.Wait(); err != nil {
 			f.err = err
@@ -416,19 +417,17 @@ func (r *Repo) settle(ctx context.Context, f *flight, out map[ThreadID]cachedSum
 			}
 		}
 	}
-	done := make(map[ThreadID]*cachedSummary, len(f.reads))
-	if f.err == nil {
-		for _, h := range f.reads {
-			if h.id != "" && h.out != nil {
-				done[h.id] = h.out
-			}
-		}
+	settled := make([]*headRead, len(f.chunk))
+	for _, h := range f.reads {
+		settled[h.chunkAt] = h
 	}
-	for _, id := range f.chunk {
-		if c, ok := done[id]; ok {
-			out[id] = *c
-		} else if ctx.Err() == nil {
-			out[id] = usual(id)
+	for i, id := range f.chunk {
+		h := settled[i]
+		switch {
+		case f.err == nil && h != nil && h.id != "" && h.out != nil:
+			emit(id, *h.out)
+		case ctx.Err() == nil:
+			emit(id, usual(id))
 		}
 	}
 }

@@ -35,8 +35,9 @@ type startCommits struct {
 	starts []startInfo
 }
 
-func newStartCommits() *startCommits {
-	return &startCommits{of: map[plumbing.Hash]int32{}, index: map[plumbing.Hash]int32{}}
+// newStartCommits makes room for about n commits.
+func newStartCommits(n int) *startCommits {
+	return &startCommits{of: make(map[plumbing.Hash]int32, n), index: make(map[plumbing.Hash]int32, n/2)}
 }
 
 // lookup returns the start of the chain that c is on, if known.
