@@ -374,7 +374,7 @@ func (b *bench) listFigures(ctx context.Context) error {
 		return err
 	}
 	b.add(row{figure: fmt.Sprintf("`thread list --all`, %d threads, cold (summary cache deleted)", n), baseline: "`git for-each-ref refs/uwf/threads`",
-		value: v, base: bv, unit: "ms", goal: "≤ 10×"})
+		value: v, base: bv, unit: "ms", goal: "≤ 5×"})
 	uwfDir := filepath.Join(f.dir, ".git", "uwf")
 	coldest := func(int) (sample, error) {
 		if err := os.RemoveAll(uwfDir); err != nil {
@@ -393,7 +393,7 @@ func (b *bench) listFigures(ctx context.Context) error {
 		peak = max(peak, s.maxRSS)
 	}
 	b.add(row{figure: fmt.Sprintf("peak RSS of `thread list --all`, %d threads (warm, cold, all deleted)", n),
-		value: float64(peak) / 1024, unit: "MiB", goal: "≤ 100 MB"})
+		value: float64(peak) / 1024, unit: "MiB", goal: "≤ 40 MiB"})
 	return b.stepRow(ctx, f, fmt.Sprintf("%d threads", n))
 }
 

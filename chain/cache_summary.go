@@ -47,10 +47,14 @@ import (
 const (
 	summaryCacheDir  = "cache"
 	summaryCacheName = "summaries"
-	// 3: unquoted fields, hex keys, newest first (2: strconv-quoted fields,
-	// CRC-32 line checks; 1: FNV-1a).
-	summaryCacheHead = "uwf-summary-cache 3\n"
-	summaryFields    = 13
+	// 4: the start commit and its branch (3: unquoted fields, hex keys,
+	// newest first; 2: strconv-quoted fields, CRC-32 line checks; 1:
+	// FNV-1a).
+	summaryCacheHead = "uwf-summary-cache 4\n"
+	summaryFields    = 15
+	// keyFields are the fields parseCacheLine splits out: the thread, its
+	// key, its start commit and branch.
+	keyFields = 5
 )
 
 // cacheKey is what a cached summary was derived from.
@@ -78,8 +82,16 @@ type cachedSummary struct {
 type cacheLine struct {
 	id             ThreadID
 	head, attempts string // hex; attempts "" when there was no attempts ref
-	rest           string // the fields after the key, without the check
+	start          string // hex, the start commit
+	rawBranch      string // escaped
+	rest           string // the fields after the branch, without the check
 	line           string // the whole line with its newline, for rewriting
+}
+
+// branch is the line's Branch ("" when it cannot be read).
+func (l cacheLine) branch() string {
+	b, _ := unescapeField(l.rawBranch)
+	return b
 }
 
 // summaryCache is the loaded cache file.
@@ -133,9 +145,10 @@ func parseSummaryCache(raw []byte) summaryCache {
 	return c
 }
 
-// Line format (tab-separated): id head attempts status currentRole
-// suspendedRole workflow workflowHash headAlias updatedUnixNano prompt
-// error crc. head and attempts are hex ("" for no attempts); the roles are
+// Line format (tab-separated): id head attempts startCommit branch status
+// currentRole suspendedRole workflow workflowHash headAlias updatedUnixNano
+// prompt error crc. head, attempts and startCommit are hex ("" for no
+// attempts); the roles are
 // "-" when absent and "=" before the value otherwise; text fields are
 // escaped with escapeField; crc is the CRC-32 of everything before its tab,
 // in 8 hex digits.
@@ -159,6 +172,8 @@ func formatSummaryLine(c cachedSummary) string {
 	field(string(s.Thread))
 	field(head)
 	field(attempts)
+	field(s.StartCommit)
+	field(escapeField(s.Branch))
 	field(string(s.Status))
 	opt(s.CurrentRole)
 	opt(s.SuspendedRole)
@@ -191,7 +206,7 @@ func parseCacheLine(line string, raw []byte) (cacheLine, bool) {
 		return cacheLine{}, false
 	}
 	rec = rec[:t]
-	var f [3]string
+	var f [keyFields]string
 	rest := rec
 	for i := range f {
 		j := strings.IndexByte(rest, '\t')
@@ -200,10 +215,10 @@ func parseCacheLine(line string, raw []byte) (cacheLine, bool) {
 		}
 		f[i], rest = rest[:j], rest[j+1:]
 	}
-	if len(f[0]) != 26 || len(f[1]) != 40 || (f[2] != "" && len(f[2]) != 40) {
+	if len(f[0]) != 26 || len(f[1]) != 40 || (f[2] != "" && len(f[2]) != 40) || len(f[3]) != 40 {
 		return cacheLine{}, false
 	}
-	return cacheLine{id: ThreadID(f[0]), head: f[1], attempts: f[2], rest: rest, line: line}, true
+	return cacheLine{id: ThreadID(f[0]), head: f[1], attempts: f[2], start: f[3], rawBranch: f[4], rest: rest, line: line}, true
 }
 
 func crcMatches(h uint32, hex string) bool {
@@ -222,7 +237,7 @@ func crcMatches(h uint32, hex string) bool {
 // and SuspendedRole point to; it must have room for two more (it is
 // appended to without reallocating, so that earlier pointers stay valid).
 func (l cacheLine) summary(s *Summary, created time.Time, roles *[]string) bool {
-	var f [summaryFields - 3 - 1]string
+	var f [summaryFields - keyFields - 1]string
 	rest := l.rest
 	for i := range f {
 		j := strings.IndexByte(rest, '\t')
@@ -264,12 +279,13 @@ func (l cacheLine) summary(s *Summary, created time.Time, roles *[]string) bool 
 	head, ok5 := unescapeField(f[5])
 	prompt, ok6 := unescapeField(f[7])
 	msg, ok7 := unescapeField(f[8])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+	branch, ok8 := unescapeField(l.rawBranch)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8) {
 		return false
 	}
 	*s = Summary{Thread: l.id, Workflow: workflow, WorkflowHash: workflowHash, Head: head, HeadCommit: l.head,
 		Status: st, CurrentRole: cur, SuspendedRole: susp, Prompt: prompt, CreatedAt: created,
-		UpdatedAt: time.Unix(0, nanos).UTC(), Error: msg}
+		UpdatedAt: time.Unix(0, nanos).UTC(), Error: msg, Branch: branch, StartCommit: l.start}
 	return true
 }
 

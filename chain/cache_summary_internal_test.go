@@ -28,7 +28,8 @@ func testSummary() cachedSummary {
 	role := "reviewer"
 	c := cachedSummary{key: cacheKey{head: [20]byte{1}, attempts: [20]byte{}}, sum: Summary{
 		Thread: NewThreadID(time.Unix(1700000000, 0)), Status: StatusIdle, CurrentRole: &role, Workflow: "w\tx",
-		WorkflowHash: "ABC", Head: "DEF", UpdatedAt: time.Unix(1700000001, 5).UTC(), Prompt: "p \"q\"\nr é\\", Error: "e\r"}}
+		WorkflowHash: "ABC", Head: "DEF", UpdatedAt: time.Unix(1700000001, 5).UTC(), Prompt: "p \"q\"\nr é\\", Error: "e\r",
+		Branch: "feat/x\ty", StartCommit: strings.Repeat("ab", 20)}}
 	c.sum.HeadCommit = c.key.head.String()
 	c.sum.CreatedAt = c.sum.Thread.Time().UTC()
 	return c
@@ -58,6 +59,7 @@ func TestSummaryLineRoundTrip(t *testing.T) {
 		w := c.sum
 		if got.Prompt != w.Prompt || got.Workflow != w.Workflow || got.WorkflowHash != w.WorkflowHash || got.Head != w.Head ||
 			got.Error != w.Error || got.Status != w.Status || got.HeadCommit != w.HeadCommit ||
+			got.Branch != w.Branch || got.StartCommit != w.StartCommit || l.start != w.StartCommit || l.branch() != w.Branch ||
 			!got.UpdatedAt.Equal(w.UpdatedAt) || !got.CreatedAt.Equal(w.CreatedAt) ||
 			(got.CurrentRole == nil) != (w.CurrentRole == nil) || (got.SuspendedRole == nil) != (w.SuspendedRole == nil) ||
 			(w.CurrentRole != nil && *got.CurrentRole != *w.CurrentRole) || (w.SuspendedRole != nil && *got.SuspendedRole != *w.SuspendedRole) {
@@ -112,6 +114,7 @@ func TestParseSummaryCache(t *testing.T) {
 		{"torn tail", summaryCacheHead + lb + la[:len(la)-5], 1, true},
 		{"damaged line", summaryCacheHead + lb[:30] + "x" + lb[31:] + la, 1, true},
 		{"old version", "uwf-summary-cache 2\n" + lb + la, 0, false},
+		{"version 3", "uwf-summary-cache 3\n" + lb + la, 0, false},
 		{"empty", "", 0, false},
 	}
 	for _, tt := range tests {

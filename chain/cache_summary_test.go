@@ -44,6 +44,7 @@ func sameListing(t *testing.T, got, want map[chain.ThreadID]chain.Summary) {
 		if g.Status != w.Status || g.HeadCommit != w.HeadCommit || g.Head != w.Head || g.Prompt != w.Prompt ||
 			g.Error != w.Error || !g.UpdatedAt.Equal(w.UpdatedAt) || !g.CreatedAt.Equal(w.CreatedAt) ||
 			g.Workflow != w.Workflow || g.WorkflowHash != w.WorkflowHash ||
+			g.Branch != w.Branch || g.StartCommit != w.StartCommit || g.Fork != w.Fork ||
 			deref(g.CurrentRole) != deref(w.CurrentRole) || deref(g.SuspendedRole) != deref(w.SuspendedRole) {
 			t.Errorf("thread %s:\n got %+v\nwant %+v", id, g, w)
 		}

@@ -76,3 +76,23 @@ func trailers(msg string) map[string]string {
 	}
 	return out
 }
+
+// trailerValue is trailers(msg)[key] without building the map: the value
+// of the last "key: value" line of the trailer block, "" when none.
+func trailerValue(msg, key string) string {
+	msg = strings.TrimRight(msg, "\n")
+	for {
+		i := strings.LastIndexByte(msg, '\n')
+		if i < 0 {
+			return "" // the first line is the subject, never a trailer
+		}
+		k, v, ok := strings.Cut(msg[i+1:], ": ")
+		if !ok || strings.ContainsAny(k, " \t") {
+			return ""
+		}
+		if k == key {
+			return v
+		}
+		msg = msg[:i]
+	}
+}

@@ -1,6 +1,9 @@
 package chain
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // SummariesBothWays derives the summaries of every thread twice, through
 // the cat-file batch path (in chunks of chunk threads) and one go-git read
@@ -22,13 +25,19 @@ func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual m
 	batch, usual, fellBack = map[ThreadID]Summary{}, map[ThreadID]Summary{}, map[ThreadID]bool{}
 	fallBack := func(id ThreadID) cachedSummary {
 		fellBack[id] = true
-		return r.summarizeHead(ctx, id, keys[id])
+		return r.summarizeHead(ctx, id, keys[id], newStartCommits(0))
 	}
-	for id, c := range r.summarizeChunks(ctx, ids, keys, 1, chunk, fallBack) {
+	r.summarizeChunks(ctx, ids, keys, newStartCommits(0), 1, chunk, fallBack, func(id ThreadID, c cachedSummary) {
+		if _, dup := batch[id]; dup {
+			err = fmt.Errorf("thread %s summarized twice", id)
+		}
 		batch[id] = c.sum
+	})
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	for _, id := range ids {
-		usual[id] = r.summarizeHead(ctx, id, keys[id]).sum
+		usual[id] = r.summarizeHead(ctx, id, keys[id], newStartCommits(0)).sum
 	}
 	return batch, usual, fellBack, nil
 }
@@ -44,5 +53,7 @@ func (r *Repo) SummarizeBatch(ctx context.Context) (int, error) {
 	for _, id := range ids {
 		keys[id] = cacheKey{head: heads[id]}
 	}
-	return len(r.summarizeMany(ctx, ids, keys, 1)), nil
+	n := 0
+	r.summarizeMany(ctx, ids, keys, newStartCommits(0), 1, func(ThreadID, cachedSummary) { n++ })
+	return n, nil
 }

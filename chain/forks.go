@@ -38,34 +38,51 @@ func (r *Repo) Relatives(ctx context.Context, t *Thread, chainOf []*Entry) ([]Re
 	if err != nil {
 		return nil, fmt.Errorf("find the threads sharing %s's history: %w", t.ID, err)
 	}
-	var out []Relative
-	parent := -1
+	heads := map[ThreadID]plumbing.Hash{}
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		oid, name, ok := strings.Cut(line, " ")
 		if !ok || !plumbing.IsHash(oid) {
 			continue
 		}
 		id, err := ParseThreadID(strings.TrimPrefix(name, ThreadsPrefix))
-		if err != nil || id == t.ID {
-			continue // not ours, or t itself
-		}
-		head := plumbing.NewHash(oid)
-		other, err := r.Chain(ctx, head)
 		if err != nil {
-			return nil, fmt.Errorf("read thread %s: %w", id, err)
+			continue // not ours
+		}
+		heads[id] = plumbing.NewHash(oid)
+	}
+	return r.RelativesAmong(ctx, t.ID, chainOf, heads)
+}
+
+// RelativesAmong is Relatives with the candidates given: the heads of the
+// threads that may share id's history (those of a listing with id's start
+// commit, Summary.StartCommit). id itself and threads that share nothing
+// are skipped.
+func (r *Repo) RelativesAmong(ctx context.Context, id ThreadID, chainOf []*Entry, heads map[ThreadID]plumbing.Hash) ([]Relative, error) {
+	if len(chainOf) == 0 {
+		return nil, nil
+	}
+	var out []Relative
+	parent := -1
+	for other, head := range heads {
+		if other == id {
+			continue
+		}
+		entries, err := r.Chain(ctx, head)
+		if err != nil {
+			return nil, fmt.Errorf("read thread %s: %w", other, err)
 		}
 		n := 0
-		for n < len(other) && n < len(chainOf) && other[n].Commit == chainOf[n].Commit {
+		for n < len(entries) && n < len(chainOf) && entries[n].Commit == chainOf[n].Commit {
 			n++
 		}
 		if n == 0 {
 			continue
 		}
-		out = append(out, Relative{Thread: id, Head: head, Shared: n, ForkPoint: chainOf[n-1].Commit})
+		out = append(out, Relative{Thread: other, Head: head, Shared: n, ForkPoint: chainOf[n-1].Commit})
 	}
 	slices.SortFunc(out, func(a, b Relative) int { return strings.Compare(string(a.Thread), string(b.Thread)) })
 	for i, rel := range out {
-		if rel.Thread < t.ID && (parent < 0 || rel.Shared > out[parent].Shared) {
+		if rel.Thread < id && (parent < 0 || rel.Shared > out[parent].Shared) {
 			parent = i
 		}
 	}

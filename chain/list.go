@@ -29,16 +29,32 @@ type Summary struct {
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
 	Error         string    `json:"error,omitempty"`
+	// Branch is the branch the thread was started on: the Uwf-Branch
+	// trailer of its start commit ("" when not recorded). A fork shares
+	// its origin's start commit, and so its branch.
+	Branch string `json:"branch,omitempty"`
+	// StartCommit is the root of the thread's chain, its start commit,
+	// reached from the head through first parents ("" when the chain
+	// cannot be read).
+	StartCommit string `json:"startCommit,omitempty"`
+	// Fork is true when another thread has the same start commit: the
+	// thread was forked (git uwf thread fork, or sync of diverged
+	// histories) or was forked from.
+	Fork bool `json:"fork"`
 
 	// SuspendedChild is the suspended child thread this thread waits for
 	// (see State.SuspendedChild).
 	SuspendedChild *ThreadID `json:"suspendedChild,omitempty"`
 }
 
-func summaryOf(t *Thread, st State) Summary {
+func summaryOf(t *Thread, st State, start startInfo) Summary {
 	s := Summary{Thread: t.ID, Workflow: t.Workflow.Name, WorkflowHash: string(t.Workflow.Alias),
 		Head: string(t.Head.Node.Alias), HeadCommit: t.Head.Commit.String(), Status: st.Status,
-		Prompt: t.Start.Prompt, CreatedAt: t.ID.Time().UTC(), UpdatedAt: t.Head.Time.UTC(), Error: st.Error}
+		Prompt: t.Start.Prompt, CreatedAt: t.ID.Time().UTC(), UpdatedAt: t.Head.Time.UTC(), Error: st.Error,
+		Branch: start.branch}
+	if !start.commit.IsZero() {
+		s.StartCommit = start.commit.String()
+	}
 	if st.CurrentRole != "" {
 		role := st.CurrentRole
 		s.CurrentRole = &role
@@ -149,9 +165,11 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	hits := 0
 	var misses []ThreadID
 	var keys map[ThreadID]cacheKey
+	var previous []cacheLine // the cache's lines for moved threads
 	missAt := map[ThreadID]int{}
 	for i, t := range threads {
-		if c, ok := lineOf(t.id); ok && c.head == t.head && c.attempts == attempts[t.id] {
+		c, found := lineOf(t.id)
+		if found && c.head == t.head && c.attempts == attempts[t.id] {
 			if c.summary(&sums[i], t.created, &roles) {
 				lines[i] = c.line
 				hits++
@@ -160,6 +178,9 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		}
 		if keys == nil {
 			keys = map[ThreadID]cacheKey{}
+		}
+		if found {
+			previous = append(previous, c)
 		}
 		key := cacheKey{head: plumbing.NewHash(t.head)}
 		if a, ok := attempts[t.id]; ok {
@@ -175,14 +196,21 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	// cached, so they alone do not cause a rewrite on every listing.
 	changed := len(cache.lines) != hits
 	if len(misses) > 0 {
-		for id, c := range r.summarizeMany(ctx, misses, keys, listBatchMin) {
+		// A walk to a start commit reads about one commit per miss, and
+		// stops at a thread's previous head when the cache has it
+		// (usually the new head's parent).
+		starts := newStartCommits(2 * len(misses))
+		for _, c := range previous {
+			starts.record(startInfo{commit: plumbing.NewHash(c.start), branch: c.branch()}, plumbing.NewHash(c.head))
+		}
+		r.summarizeMany(ctx, misses, keys, starts, listBatchMin, func(id ThreadID, c cachedSummary) {
 			i := missAt[id]
 			sums[i] = c.sum
 			if c.sum.Thread != "" { // "" marks a summary that must not be cached
 				lines[i] = formatSummaryLine(c)
 				changed = true
 			}
-		}
+		})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -196,6 +224,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		}
 		r.storeSummaries(keep)
 	}
+	markForks(sums)
 	want := map[Status]bool{}
 	for _, s := range opts.Statuses {
 		want[s] = true
@@ -227,6 +256,29 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		out = out[:len(out)+1]
 	}
 	return out, nil
+}
+
+// markForks sets Fork on the summaries whose start commit another one
+// has.
+func markForks(sums []Summary) {
+	seen := make(map[string]int, len(sums)) // start commit → index of its first summary, or -1 once marked
+	for i := range sums {
+		start := sums[i].StartCommit
+		if start == "" {
+			continue
+		}
+		first, ok := seen[start]
+		switch {
+		case !ok:
+			seen[start] = i
+		case first >= 0:
+			sums[first].Fork = true
+			seen[start] = -1
+			fallthrough
+		default:
+			sums[i].Fork = true
+		}
+	}
 }
 
 // isSHA1Hex is plumbing.IsHash for what git prints (lower-case hex),
@@ -263,15 +315,25 @@ func threadIDOf(name string) (ThreadID, time.Time, bool) {
 
 // summarizeHead derives a thread's summary, without the running overlay.
 // A thread that cannot be read gets a failed summary that is not cached
-// (its Thread is left empty): the objects may arrive later.
-func (r *Repo) summarizeHead(ctx context.Context, id ThreadID, key cacheKey) cachedSummary {
+// (its Thread is left empty): the objects may arrive later. So does a
+// thread whose start commit cannot be reached, which is shown without one.
+func (r *Repo) summarizeHead(ctx context.Context, id ThreadID, key cacheKey, starts *startCommits) cachedSummary {
 	t, err := r.ThreadAt(ctx, id, key.head)
 	var st State
 	if err == nil {
 		st, err = r.headState(ctx, t, key.attempts)
 	}
+	start, startErr := r.walkToStart(ctx, key.head, starts)
 	if err != nil {
-		return cachedSummary{key: key, sum: Summary{HeadCommit: key.head.String(), Status: StatusFailed, Error: err.Error(), CreatedAt: id.Time().UTC()}}
+		sum := Summary{HeadCommit: key.head.String(), Status: StatusFailed, Error: err.Error(), CreatedAt: id.Time().UTC(), Branch: start.branch}
+		if startErr == nil {
+			sum.StartCommit = start.commit.String()
+		}
+		return cachedSummary{key: key, sum: sum}
 	}
-	return cachedSummary{key: key, sum: summaryOf(t, st)}
+	c := cachedSummary{key: key, sum: summaryOf(t, st, start)}
+	if startErr != nil {
+		c.sum.Thread = ""
+	}
+	return c
 }

@@ -22,8 +22,11 @@ import (
 // commit, root tree, node and start node, and for a step its output,
 // through long-lived `git cat-file` processes, instead of one go-git object
 // read at a time. Threads go in chunks, each in four rounds: the head
-// commits; their root trees; the head and start nodes (once when the head
-// is the start); the outputs of step heads (<nodes tree>:<alias>). Objects
+// commits; their root trees and, for heads with a parent, the parent
+// commits on the way to the start commit (list_starts.go; more rounds only
+// for the chains that go on past a commit seen before); the head and start
+// nodes (once when the head is the start); the outputs of step heads
+// (<nodes tree>:<alias>). Objects
 // are asked for by oid where the oid is known, since a path or a peel
 // (<commit>^{tree}) makes git read the objects along it again. The rounds
 // of successive chunks are pipelined: while Go decodes one round of a
@@ -48,12 +51,18 @@ const (
 
 // headRead is one thread on its way through the batch rounds.
 type headRead struct {
-	id    ThreadID
-	key   cacheKey
-	entry *Entry
-	root  rootEntries
-	t     *Thread
-	out   *cachedSummary
+	id      ThreadID // "" once left to the usual path
+	chunkAt int      // the index of id in its flight's chunk
+	key     cacheKey
+	entry   *Entry
+	root    rootEntries
+	t       *Thread
+	out     *cachedSummary
+	start   startInfo
+	// On the walk to the start commit: the commits walked so far, and the
+	// next one to read.
+	path []plumbing.Hash
+	at   plumbing.Hash
 }
 
 // flight is one chunk of threads on its way through the batch rounds.
@@ -63,6 +72,8 @@ type flight struct {
 	reads   []*headRead
 	commits *gitrepo.Pending // head commit of each read
 	trees   *gitrepo.Pending // root tree of each read left
+	walking []*headRead      // reads on their way to the start commit, in the order of parents
+	parents *gitrepo.Pending // the commit each of walking is at
 	nodes   *gitrepo.Pending // head node, and start node unless the same
 	steps   []*headRead      // reads whose head is a step, in the order of outs
 	outs    *gitrepo.Pending // the output of each of steps
@@ -72,6 +83,7 @@ type flight struct {
 	// nodes and outs, as it read them: parsing runs beside the decoding of
 	// earlier answers. Valid once the Pending's Wait returned no error.
 	commitsRead []parsedCommit
+	parentsRead []parsedCommit
 	treesRead   []parsedTree
 	nodesRead   []decodedNode
 	outsRead    []decodedOutput
@@ -133,17 +145,22 @@ func decodeOutputObject(o gitrepo.Object) decodedOutput {
 
 // summarizeMany derives the summaries of ids (without the running
 // overlay), keyed as in keys, through a cat-file process when there are at
-// least minBatch of them.
-func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, minBatch int) map[ThreadID]cachedSummary {
-	usual := func(id ThreadID) cachedSummary { return r.summarizeHead(ctx, id, keys[id]) }
-	return r.summarizeChunks(ctx, ids, keys, minBatch, batchChunk, usual)
+// least minBatch of them, and hands each to emit as it is settled (once
+// per id unless ctx is done), so that they are kept only where the caller
+// keeps them.
+//
+// starts knows the start commits of some commits (see list_starts.go) and
+// learns those of the commits walked.
+func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch int, emit func(ThreadID, cachedSummary)) {
+	usual := func(id ThreadID) cachedSummary { return r.summarizeHead(ctx, id, keys[id], starts) }
+	r.summarizeChunks(ctx, ids, keys, starts, minBatch, batchChunk, usual, emit)
 }
 
 // summarizeChunks is summarizeMany with chunks of chunk threads.
 //
 // usual derives the summary of a thread the batch path does not settle.
-func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, minBatch, chunk int, usual func(ThreadID) cachedSummary) map[ThreadID]cachedSummary {
-	out := make(map[ThreadID]cachedSummary, len(ids))
+func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch, chunk int,
+	usual func(ThreadID) cachedSummary, emit func(ThreadID, cachedSummary)) {
 	var flights []*flight
 	for start := 0; start < len(ids); start += chunk {
 		flights = append(flights, &flight{chunk: ids[start:min(start+chunk, len(ids))]})
@@ -163,9 +180,9 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 			if ctx.Err() != nil {
 				break
 			}
-			out[id] = usual(id)
+			emit(id, usual(id))
 		}
-		return out
+		return
 	}
 	for _, b := range batches {
 		defer b.Close()
@@ -178,10 +195,10 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 	// with later requests queued behind them for git to work on meanwhile.
 	stages := []func(*flight){
 		func(f *flight) { askCommits(f.b, f, keys) },
-		func(f *flight) { askTrees(f.b, f) },
-		func(f *flight) { askNodes(f.b, f) },
+		func(f *flight) { askTrees(f.b, f, starts) },
+		func(f *flight) { walkToStarts(f, starts); askNodes(f.b, f) },
 		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
-		func(f *flight) { r.settle(ctx, f, out, usual) },
+		func(f *flight) { r.settle(ctx, f, emit, usual) },
 	}
 	for i := 0; i < len(flights)+len(stages)-1 && ctx.Err() == nil; i++ {
 		for s, stage := range stages {
@@ -193,7 +210,6 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 			flights[j] = nil // let its objects go
 		}
 	}
-	return out
 }
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
@@ -201,12 +217,12 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 func askCommits(b *gitrepo.Batch, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
 	names := newNameList(len(f.chunk), 0)
-	for _, id := range f.chunk {
+	for i, id := range f.chunk {
 		k := keys[id]
 		if k.head.IsZero() {
 			continue
 		}
-		f.reads = append(f.reads, &headRead{id: id, key: k})
+		f.reads = append(f.reads, &headRead{id: id, chunkAt: i, key: k})
 		names.add(k.head, "")
 	}
 	f.commitsRead = make([]parsedCommit, len(f.reads))
@@ -216,8 +232,9 @@ func askCommits(b *gitrepo.Batch, f *flight, keys map[ThreadID]cacheKey) {
 	})
 }
 
-// askTrees reads f's commits and asks b for their root trees.
-func askTrees(b *gitrepo.Batch, f *flight) {
+// askTrees reads f's commits and asks b for their root trees, then for
+// the parents of the heads whose start commit starts does not know.
+func askTrees(b *gitrepo.Batch, f *flight, starts *startCommits) {
 	if _, err := f.commits.Wait(); err != nil {
 		f.err = err
 		return
@@ -231,6 +248,11 @@ func askTrees(b *gitrepo.Batch, f *flight) {
 		}
 		h.entry = &Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
 		names.add(c.tree, "")
+		h.path = []plumbing.Hash{h.key.head}
+		h.walk(c, starts)
+		if h.path != nil {
+			f.walking = append(f.walking, h)
+		}
 	}
 	f.commitsRead = nil
 	f.treesRead = make([]parsedTree, len(names.ends))
@@ -238,6 +260,70 @@ func askTrees(b *gitrepo.Batch, f *flight) {
 		root, ok := parseRootTree(o)
 		f.treesRead[i] = parsedTree{root, ok}
 	})
+	askParents(b, f)
+}
+
+// walk takes h one commit further on its way to its start commit: c is
+// the commit at the end of h.path. When the start is found, h.start is set
+// and h.path is nil; otherwise h.at is the next commit to read.
+func (h *headRead) walk(c commitHead, starts *startCommits) {
+	var st startInfo
+	if c.parents == 0 {
+		st = startInfo{commit: h.path[len(h.path)-1], branch: c.branch}
+	} else if known, ok := starts.lookup(c.parent); ok {
+		st = known
+	} else {
+		h.at = c.parent
+		return
+	}
+	starts.record(st, h.path...)
+	h.start, h.path = st, nil
+}
+
+// askParents asks b for the commit each of f.walking is at.
+func askParents(b *gitrepo.Batch, f *flight) {
+	if len(f.walking) == 0 {
+		return
+	}
+	names := newNameList(len(f.walking), 0)
+	for _, h := range f.walking {
+		names.add(h.at, "")
+	}
+	f.parentsRead = make([]parsedCommit, len(f.walking))
+	f.parents = b.AskEach(names.strings(), func(i int, o gitrepo.Object) {
+		c, ok := parseCommit(o)
+		f.parentsRead[i] = parsedCommit{c, ok}
+	})
+}
+
+// walkToStarts reads the parents askTrees asked for and walks on, one
+// round of reads per commit, until every read in f has its start commit.
+// A read whose walk meets an unexpected commit is left to the usual path.
+func walkToStarts(f *flight, starts *startCommits) {
+	for f.err == nil && len(f.walking) > 0 {
+		if _, err := f.parents.Wait(); err != nil {
+			f.err = err
+			return
+		}
+		walking := f.walking[:0]
+		for i, h := range f.walking {
+			if h.id == "" {
+				continue
+			}
+			c, ok := f.parentsRead[i].c, f.parentsRead[i].ok
+			if !ok {
+				h.id = ""
+				continue
+			}
+			h.path = append(h.path, h.at)
+			if h.walk(c, starts); h.path != nil {
+				walking = append(walking, h)
+			}
+		}
+		f.walking = walking
+		askParents(f.b, f)
+	}
+	f.walking, f.parentsRead = nil, nil
 }
 
 // askNodes reads f's root trees and asks b for the head and start nodes
@@ -317,10 +403,9 @@ func (r *Repo) decodeHeads(ctx context.Context, b *gitrepo.Batch, f *flight) {
 	f.outs = b.AskEach(names.strings(), func(i int, o gitrepo.Object) { f.outsRead[i] = decodeOutputObject(o) })
 }
 
-// settle reads f's outputs, routes the step heads and records every
-// summary of f's chunk in out, deriving the usual way what the batch did
-// not.
-func (r *Repo) settle(ctx context.Context, f *flight, out map[ThreadID]cachedSummary, usual func(ThreadID) cachedSummary) {
+// settle reads f's outputs, routes the step heads and hands every summary
+// of f's chunk to emit, deriving the usual way what the batch did not.
+func (r *Repo) settle(ctx context.Context, f *flight, emit func(ThreadID, cachedSummary), usual func(ThreadID) cachedSummary) {
 	if f.err == nil {
 		if _, err := f.outs.Wait(); err != nil {
 			f.err = err
@@ -332,19 +417,17 @@ func (r *Repo) settle(ctx context.Context, f *flight, out map[ThreadID]cachedSum
 			}
 		}
 	}
-	done := make(map[ThreadID]*cachedSummary, len(f.reads))
-	if f.err == nil {
-		for _, h := range f.reads {
-			if h.id != "" && h.out != nil {
-				done[h.id] = h.out
-			}
-		}
+	settled := make([]*headRead, len(f.chunk))
+	for _, h := range f.reads {
+		settled[h.chunkAt] = h
 	}
-	for _, id := range f.chunk {
-		if c, ok := done[id]; ok {
-			out[id] = *c
-		} else if ctx.Err() == nil {
-			out[id] = usual(id)
+	for i, id := range f.chunk {
+		h := settled[i]
+		switch {
+		case f.err == nil && h != nil && h.id != "" && h.out != nil:
+			emit(id, *h.out)
+		case ctx.Err() == nil:
+			emit(id, usual(id))
 		}
 	}
 }
@@ -371,7 +454,7 @@ func (h *headRead) finish(r *Repo, rc moderator.RouteContext) {
 	} else {
 		st = r.routedState(h.t, rc, h.key.attempts)
 	}
-	h.out = &cachedSummary{key: h.key, sum: summaryOf(h.t, st)}
+	h.out = &cachedSummary{key: h.key, sum: summaryOf(h.t, st, h.start)}
 }
 
 // decodeHead builds the thread from its head node and start node, as

@@ -23,12 +23,17 @@ import (
 // commitHead is what a summary needs of a commit.
 type commitHead struct {
 	tree, parent plumbing.Hash
+	parents      int
 	when         time.Time
+	// branch is the Uwf-Branch trailer of a commit without parents (a
+	// start commit); "" for other commits.
+	branch string
 }
 
 // parseCommit reads the tree, the first parent and the committer time of
 // a commit in git's canonical layout: a tree line, parent lines, an author
-// line and a committer line. The time is decoded as gitobj decodes it.
+// line and a committer line. The time is decoded as gitobj decodes it, and
+// the message is what follows the first empty line, as gitobj has it.
 func parseCommit(o gitrepo.Object) (commitHead, bool) {
 	var c commitHead
 	if o.Missing || o.Type != "commit" {
@@ -53,6 +58,7 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 		if first {
 			c.parent = p
 		}
+		c.parents++
 	}
 	if !bytes.HasPrefix(line, []byte("author ")) {
 		return c, false
@@ -61,6 +67,11 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 		return c, false
 	}
 	c.when = gitobj.ParseSignature(line[len("committer "):]).When
+	if c.parents == 0 {
+		if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
+			c.branch = trailerValue(string(data[i+2:]), BranchTrailer)
+		}
+	}
 	return c, true
 }
 

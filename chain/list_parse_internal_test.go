@@ -21,6 +21,9 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 		ok   bool
 	}{
 		{"root commit", "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\n\nmsg\n", true},
+		{"start commit", "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\n\nstart: x\n\nUwf-Thread: 01X\nUwf-Branch: feat/y\nUwf-Code: abc\n", true},
+		{"start commit, signed", "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\ngpgsig -----BEGIN-----\n \n x\n -----END-----\n\nstart\n\nUwf-Branch: main\n", true},
+		{"step with a branch trailer", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nstep\n\nUwf-Branch: main\n", true},
 		{"one parent", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nmsg\n", true},
 		{"two parents", "tree " + tree + "\nparent " + p1 + "\nparent " + p2 + "\nauthor " + who + "\ncommitter B <b@x> 1 -0700\ngpgsig x\n\nmsg", true},
 		{"negative zone", "tree " + tree + "\nauthor " + who + "\ncommitter C <c@x> 1700000000 -0230\n\n", true},
@@ -54,8 +57,17 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 			if len(c.ParentHashes) > 0 {
 				parent = c.ParentHashes[0]
 			}
-			if got.tree != c.TreeHash || got.parent != parent || !got.when.Equal(c.Committer.When) {
-				t.Fatalf("parseCommit = %v %v %v, go-git %v %v %v", got.tree, got.parent, got.when, c.TreeHash, parent, c.Committer.When)
+			if got.tree != c.TreeHash || got.parent != parent || !got.when.Equal(c.Committer.When) || got.parents != len(c.ParentHashes) {
+				t.Fatalf("parseCommit = %v %v %v %d, go-git %v %v %v %d", got.tree, got.parent, got.when, got.parents,
+					c.TreeHash, parent, c.Committer.When, len(c.ParentHashes))
+			}
+			// The branch of a start commit is what StartCode reads.
+			var branch string
+			if len(c.ParentHashes) == 0 {
+				branch = trailers(c.Message)[BranchTrailer]
+			}
+			if got.branch != branch {
+				t.Fatalf("parseCommit branch %q, want %q", got.branch, branch)
 			}
 		})
 	}

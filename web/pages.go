@@ -27,9 +27,12 @@ var statusChoices = []string{"active", "idle", "running", "suspended", "failed",
 // listRow is one thread of the list page.
 type listRow struct {
 	chain.Summary
-	Branch string // the branch the thread was started on ("" when unrecorded)
-	Steps  int
-	Next   string
+	Steps int
+	Next  string
+	// ForkOf is the thread a fork was forked from (as the thread page's
+	// "forked from" has it), "" for a thread that is not a fork or is the
+	// origin of its forks.
+	ForkOf chain.ThreadID
 }
 
 type listPage struct {
@@ -72,12 +75,22 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		workflows := map[string]bool{}
+		// The threads of each start commit that has forks, for the fork
+		// column of the rows shown.
+		families := map[string]map[chain.ThreadID]plumbing.Hash{}
 		// Filter in place: the list is this request's own.
 		kept := all[:0]
 		needle := strings.ToLower(p.Query)
 		for _, sum := range all {
 			workflows[sum.Workflow] = true
-			if !statusMatches(p.Status, sum.Status) || (p.Workflow != "" && sum.Workflow != p.Workflow) {
+			if sum.Fork {
+				if families[sum.StartCommit] == nil {
+					families[sum.StartCommit] = map[chain.ThreadID]plumbing.Hash{}
+				}
+				families[sum.StartCommit][sum.Thread] = plumbing.NewHash(sum.HeadCommit)
+			}
+			if !statusMatches(p.Status, sum.Status) || (p.Workflow != "" && sum.Workflow != p.Workflow) ||
+				(p.Branch != "" && sum.Branch != p.Branch) {
 				continue
 			}
 			if needle != "" && !summaryMatches(sum, needle) {
@@ -89,32 +102,16 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 			p.Workflows = append(p.Workflows, name)
 		}
 		slices.Sort(p.Workflows)
-		// The branch is in the thread's root commit, not in its summary:
-		// filtering by it reads the chain of every thread the other
-		// filters kept (as `thread list --here` does); without it only
-		// the shown page's chains are read.
-		var rows []listRow
-		if p.Branch != "" {
-			for _, sum := range kept {
-				if row := rowOf(ctx, repo, sum); row.Branch == p.Branch {
-					rows = append(rows, row)
-				}
-			}
-			p.Total = len(rows)
-		} else {
-			p.Total = len(kept)
-		}
+		// The branch comes with the summary: only the shown page's
+		// chains are read (for the step counts and the fork column).
+		p.Total = len(kept)
 		p.Pages = max(1, (p.Total+s.opts.PageSize-1)/s.opts.PageSize)
 		p.Page = min(p.Page, p.Pages)
 		from := (p.Page - 1) * s.opts.PageSize
 		to := min(from+s.opts.PageSize, p.Total)
-		if p.Branch != "" {
-			p.Rows = rows[from:to]
-		} else {
-			p.Rows = make([]listRow, 0, to-from)
-			for _, sum := range kept[from:to] {
-				p.Rows = append(p.Rows, rowOf(ctx, repo, sum))
-			}
+		p.Rows = make([]listRow, 0, to-from)
+		for _, sum := range kept[from:to] {
+			p.Rows = append(p.Rows, rowOf(ctx, repo, sum, families[sum.StartCommit]))
 		}
 		p.Shown = len(p.Rows)
 		p.Branches, err = branchChoices(ctx, repo, p.Branch, p.Rows)
@@ -133,20 +130,26 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "list", http.StatusOK, p)
 }
 
-// rowOf reads what the list shows of a thread beyond its summary: its
-// step count and the branch it was started on, both from its chain. A
-// thread whose chain cannot be read shows no steps and no branch.
-func rowOf(ctx context.Context, repo *chain.Repo, sum chain.Summary) listRow {
+// rowOf reads what the list shows of a thread beyond its summary, from
+// its chain: its step count and, for a fork, the thread it was forked from
+// among family (the threads with its start commit). A thread whose chain
+// cannot be read shows no steps and no origin.
+func rowOf(ctx context.Context, repo *chain.Repo, sum chain.Summary, family map[chain.ThreadID]plumbing.Hash) listRow {
 	row := listRow{Summary: sum, Next: nextOf(sum)}
 	entries, err := repo.Chain(ctx, plumbing.NewHash(sum.HeadCommit))
 	if err != nil || len(entries) == 0 {
 		return row
 	}
 	row.Steps = steps(entries)
-	// StartCode reads the trailers of the root commit it reaches from the
-	// thread's head; starting at the root, that is the first commit read.
-	if code, err := repo.StartCode(ctx, &chain.Thread{ID: sum.Thread, Head: entries[0]}); err == nil {
-		row.Branch = code.Branch
+	if sum.Fork {
+		rels, err := repo.RelativesAmong(ctx, sum.Thread, entries, family)
+		if err == nil {
+			for _, rel := range rels {
+				if rel.Parent {
+					row.ForkOf = rel.Thread
+				}
+			}
+		}
 	}
 	return row
 }
@@ -284,6 +287,7 @@ type threadPage struct {
 	Step      *stepView
 	Updated   time.Time
 	StepCount int
+	Branch    string // the branch the thread was started on ("" when unrecorded)
 }
 
 // loadThread reads what the thread and step pages show.
@@ -306,6 +310,15 @@ func (s *Server) loadThread(ctx context.Context, repo *chain.Repo, arg string, w
 	}
 	p := &threadPage{Title: "thread " + string(id), Events: "/events?t=" + url.QueryEscape(string(id)), ID: string(id),
 		Thread: t, State: st, Running: st.Status == chain.StatusRunning, Updated: t.Head.Time, StepCount: steps(entries)}
+	// StartCode reads the trailers of the root commit it reaches from the
+	// head it is given: the chain's first commit is that root.
+	if len(entries) > 0 {
+		code, err := repo.StartCode(ctx, &chain.Thread{ID: id, Head: entries[0]})
+		if err != nil {
+			return nil, nil, err
+		}
+		p.Branch = code.Branch
+	}
 	for i, e := range entries {
 		v, err := s.stepView(repo, i, e, false)
 		if err != nil {

@@ -92,11 +92,12 @@ func TestBrowser(t *testing.T) {
 
 	// Each row names the branch its thread was started on; the branch
 	// filter keeps the one thread started on feature/idle.
-	var branches []string
+	var branches, forkCells []string
 	var filtered int
 	var filteredText string
 	must(t, chromedp.Run(ctx,
 		chromedp.Evaluate(`[...document.querySelectorAll("#threads tbody tr")].map(tr => tr.dataset.thread + " " + tr.querySelector("td.branch").textContent)`, &branches),
+		chromedp.Evaluate(`[...document.querySelectorAll("#threads tbody tr")].map(tr => tr.dataset.thread + " " + tr.querySelector("td.fork").textContent)`, &forkCells),
 		chromedp.SendKeys("#branch-filter", "feature/idle", chromedp.ByQuery),
 		chromedp.Submit("#branch-filter", chromedp.ByQuery),
 		// Only the page the form loads has the value as an attribute.
@@ -107,6 +108,12 @@ func TestBrowser(t *testing.T) {
 	wantBranches := []string{f.idle + " feature/idle", f.suspended + " main", f.fork + " main", f.looped + " main"}
 	if strings.Join(branches, ", ") != strings.Join(wantBranches, ", ") {
 		t.Errorf("branch column: %q, want %q", branches, wantBranches)
+	}
+	// The fork names the thread it was forked from; that thread says it
+	// has forks.
+	wantForks := []string{f.idle + " –", f.suspended + " –", f.fork + " of " + f.looped, f.looped + " forked"}
+	if strings.Join(forkCells, ", ") != strings.Join(wantForks, ", ") {
+		t.Errorf("fork column: %q, want %q", forkCells, wantForks)
 	}
 	if filtered != 1 || !strings.Contains(filteredText, f.idle) {
 		t.Errorf("branch filter feature/idle shows %d threads: %q", filtered, filteredText)

@@ -18,6 +18,14 @@ import (
 // collections; the 48 MiB soft limit keeps the heap of a command that does
 // make garbage (a cold listing) bounded, below 100 MB of peak memory.
 func RelaxGC(getenv func(string) string) (restore func()) {
+	return RelaxGCWithin(getenv, 48<<20)
+}
+
+// RelaxGCWithin is RelaxGC with a soft memory limit of limit bytes: a
+// command that knows how much it will keep (a listing, from the number of
+// threads) sets one that holds its peak memory down without making the
+// collector run all the time, which a limit under what stays live does.
+func RelaxGCWithin(getenv func(string) string, limit int64) (restore func()) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -25,7 +33,7 @@ func RelaxGC(getenv func(string) string) (restore func()) {
 		return func() {}
 	}
 	percent := debug.SetGCPercent(400)
-	limit := debug.SetMemoryLimit(48 << 20)
+	limit = debug.SetMemoryLimit(limit)
 	return func() {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(percent)

@@ -14,6 +14,7 @@ func TestRelaxGC(t *testing.T) {
 		wantLimit   int64
 	}{
 		{"defaults", nil, 400, 48 << 20},
+		{"within a limit", nil, 400, 30 << 20},
 		{"GOGC set", map[string]string{"GOGC": "100"}, 100, math.MaxInt64},
 		{"GOMEMLIMIT set", map[string]string{"GOMEMLIMIT": "1GiB"}, 100, math.MaxInt64},
 	}
@@ -25,7 +26,12 @@ func TestRelaxGC(t *testing.T) {
 				debug.SetGCPercent(percent)
 				debug.SetMemoryLimit(limit)
 			}()
-			restore := RelaxGC(func(k string) string { return tt.env[k] })
+			getenv := func(k string) string { return tt.env[k] }
+			restore := RelaxGC(getenv)
+			if tt.wantLimit != 48<<20 && tt.wantLimit != math.MaxInt64 {
+				restore()
+				restore = RelaxGCWithin(getenv, tt.wantLimit)
+			}
 			if got := debug.SetGCPercent(-1); got != tt.wantPercent {
 				t.Errorf("GC percent %d, want %d", got, tt.wantPercent)
 			}

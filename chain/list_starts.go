@@ -1,0 +1,90 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+)
+
+// The start commit of each listed thread, for the summary's StartCommit,
+// Branch and Fork. Not a cache: it lives for one listing, and what it is
+// seeded with comes from the summary cache's lines, which are checked
+// against the refs like the rest of the cache.
+
+// A thread's chain is linear down to its start commit (the root reached
+// through first parents), and a fork is a new ref on a commit of another
+// thread's chain, so two threads share history exactly when they have the
+// same start commit. The start commit's Uwf-Branch trailer names the branch
+// the thread was started on (StartCode).
+
+// startInfo is a start commit and the branch its trailer names.
+type startInfo struct {
+	commit plumbing.Hash
+	branch string
+}
+
+// startCommits remembers, during one listing, the start commit of every
+// commit whose chain was walked, so that walks stop at a commit seen before
+// (a thread's previous head, a fork point).
+type startCommits struct {
+	of     map[plumbing.Hash]int32 // commit → index in starts
+	index  map[plumbing.Hash]int32 // start commit → index in starts
+	starts []startInfo
+}
+
+// newStartCommits makes room for about n commits.
+func newStartCommits(n int) *startCommits {
+	return &startCommits{of: make(map[plumbing.Hash]int32, n), index: make(map[plumbing.Hash]int32, n/2)}
+}
+
+// lookup returns the start of the chain that c is on, if known.
+func (s *startCommits) lookup(c plumbing.Hash) (startInfo, bool) {
+	i, ok := s.of[c]
+	if !ok {
+		return startInfo{}, false
+	}
+	return s.starts[i], true
+}
+
+// record notes that every commit of path has start as its start commit.
+func (s *startCommits) record(start startInfo, path ...plumbing.Hash) {
+	i, ok := s.index[start.commit]
+	if !ok {
+		i = int32(len(s.starts))
+		s.starts = append(s.starts, start)
+		s.index[start.commit] = i
+	}
+	for _, c := range path {
+		s.of[c] = i
+	}
+}
+
+// walkToStart finds the start commit of head's chain through go-git,
+// walking first parents until a parentless commit or one s knows, and
+// records what it walked.
+func (r *Repo) walkToStart(ctx context.Context, head plumbing.Hash, s *startCommits) (startInfo, error) {
+	var path []plumbing.Hash
+	for c := head; ; {
+		if st, ok := s.lookup(c); ok {
+			s.record(st, path...)
+			return st, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return startInfo{}, err
+		}
+		commit, err := gitobj.GetCommit(r.Store.Storer(), c)
+		if err != nil {
+			return startInfo{}, fmt.Errorf("find the start commit of %s: read commit %s: %w", head, c, err)
+		}
+		path = append(path, c)
+		if len(commit.ParentHashes) == 0 {
+			st := startInfo{commit: c, branch: trailerValue(commit.Message, BranchTrailer)}
+			s.record(st, path...)
+			return st, nil
+		}
+		c = commit.ParentHashes[0]
+	}
+}
