@@ -23,53 +23,53 @@ const (
 // reply. Every reply that fails is stored, redacted, and listed as
 // rejected in the step's detail (or in the StepError, when no reply
 // passes).
-func (x *execution) answer(ctx context.Context) (*answer, error) {
+func (x *execution) answer(ctx context.Context) (*draft, error) {
 	name := x.agent.Name()
 	reply, err := x.agent.Run(ctx, x.s)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
-	a := &answer{prompt: x.s.Prompt, edgePrompt: x.s.EdgePrompt, extraction: extractedFrontmatter, attempts: 1}
+	d := &draft{prompt: x.s.Prompt, edgePrompt: x.s.EdgePrompt, extraction: extractedFrontmatter, attempts: 1}
 	var problems []string
 	for {
 		reply.Text = cleanText(reply.Text)
-		a.reply = reply
+		d.reply = reply
 		var fatal bool
-		if a.output, a.body, problems, fatal = x.extract(reply.Text); problems == nil {
-			if a.schema, problems = x.validate(a.output); problems == nil {
-				return a, nil
+		if d.output, d.body, problems, fatal = x.extract(reply.Text); problems == nil {
+			if d.schema, problems = x.validate(d.output); problems == nil {
+				return d, nil
 			}
 		}
-		x.reject(a, reply.Text)
+		x.reject(d, reply.Text)
 		if fatal {
 			fmt.Fprintf(x.s.Log, "%s: output rejected (%s); a correction cannot fix this, not retrying\n",
 				name, strings.Join(problems, "; "))
-			return nil, a.failed(&ExtractionError{Problems: problems, Attempts: a.attempts})
+			return nil, d.failed(&ExtractionError{Problems: problems, Attempts: d.attempts})
 		}
-		if a.attempts > x.retries {
+		if d.attempts > x.retries {
 			break
 		}
 		fmt.Fprintf(x.s.Log, "%s: output rejected (%s); asking for a correction (%d/%d)\n",
-			name, strings.Join(problems, "; "), a.attempts, x.retries)
+			name, strings.Join(problems, "; "), d.attempts, x.retries)
 		reply, err = x.agent.Correct(ctx, x.s, reply, CorrectionPrompt(problems, x.s.Schema))
 		if err != nil {
-			return nil, a.failed(fmt.Errorf("agent %s correction: %w", name, err))
+			return nil, d.failed(fmt.Errorf("agent %s correction: %w", name, err))
 		}
-		a.attempts++
-		a.extraction = extractedRetry
+		d.attempts++
+		d.extraction = extractedRetry
 	}
 	if x.llm != nil {
-		if problems = x.llmExtract(ctx, a, problems); problems == nil {
-			return a, nil
+		if problems = x.llmExtract(ctx, d, problems); problems == nil {
+			return d, nil
 		}
 	}
-	return nil, a.failed(&ExtractionError{Problems: problems, Attempts: a.attempts})
+	return nil, d.failed(&ExtractionError{Problems: problems, Attempts: d.attempts})
 }
 
 // reject stores a reply that failed (redacted) so that the step or the
 // failed attempt keeps it. A reply that cannot be stored is only lost as
 // evidence.
-func (x *execution) reject(a *answer, text string) {
+func (x *execution) reject(d *draft, text string) {
 	if text == "" {
 		return
 	}
@@ -77,16 +77,16 @@ func (x *execution) reject(a *answer, text string) {
 		text, _ = x.red.Redact(text)
 	}
 	if ref, err := x.db.PutText(text); err == nil {
-		a.rejected = append(a.rejected, ref.Alias)
+		d.rejected = append(d.rejected, ref.Alias)
 	}
 }
 
 // llmExtract asks the configured LLM for the fields of the role's schema
-// in the last reply. On success it sets a's output, schema and body and
+// in the last reply. On success it sets d's output, schema and body and
 // returns nil; otherwise it returns problems with the LLM's added.
-func (x *execution) llmExtract(ctx context.Context, a *answer, problems []string) []string {
+func (x *execution) llmExtract(ctx context.Context, d *draft, problems []string) []string {
 	fmt.Fprintf(x.s.Log, "%s: trying LLM extraction with %s\n", x.agent.Name(), x.llm.Model)
-	fields, err := LLMExtract(ctx, *x.llm, x.s.Schema, a.reply.Text)
+	fields, err := LLMExtract(ctx, *x.llm, x.s.Schema, d.reply.Text)
 	if err != nil {
 		return append(problems, "llm extraction: "+err.Error())
 	}
@@ -101,11 +101,11 @@ func (x *execution) llmExtract(ctx context.Context, a *answer, problems []string
 	if err != nil {
 		return append(problems, "llm extraction: "+err.Error())
 	}
-	a.output, a.schema, a.extraction = output, schema, extractedLLM
-	if _, body, ok := SplitFrontmatter(a.reply.Text); ok {
-		a.body = body
+	d.output, d.schema, d.extraction = output, schema, extractedLLM
+	if _, body, ok := SplitFrontmatter(d.reply.Text); ok {
+		d.body = body
 	} else {
-		a.body = a.reply.Text
+		d.body = d.reply.Text
 	}
 	return nil
 }

@@ -40,20 +40,20 @@ func Execute(ctx context.Context, s *Session, agent Agent, opts Options) (*Adapt
 		return nil, err
 	}
 	started := x.now()
-	a, err := x.answer(ctx)
+	d, err := x.answer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.redact(a); err != nil {
-		return nil, a.failed(err)
+	if err := x.redact(d); err != nil {
+		return nil, d.failed(err)
 	}
-	step, err := x.store(a, started)
+	step, err := x.store(d, started)
 	if err != nil {
 		return nil, err
 	}
-	status, _ := a.output["$status"].(string)
+	status, _ := d.output["$status"].(string)
 	return &AdapterOutput{StepHash: string(step.Alias), StepOID: step.OID.String(), Role: s.Role.Name,
-		Status: status, Extraction: a.extraction, Attempts: a.attempts}, nil
+		Status: status, Extraction: d.extraction, Attempts: d.attempts}, nil
 }
 
 // execution is one Execute: the session, the agent, and the options with
@@ -91,8 +91,8 @@ func newExecution(s *Session, agent Agent, opts Options) (*execution, error) {
 	return x, nil
 }
 
-// answer is the step as it goes through Execute's stages.
-type answer struct {
+// draft is the step as it goes through Execute's stages.
+type draft struct {
 	// reply is the agent's last reply (its text, session and detail).
 	reply Reply
 	// output is the valid frontmatter, typed by schema (the role's, or
@@ -113,8 +113,8 @@ type answer struct {
 }
 
 // failed wraps err with the nodes stored on the way (the rejected replies).
-func (a *answer) failed(err error) error {
-	return &StepError{Err: err, Nodes: a.rejected}
+func (d *draft) failed(err error) error {
+	return &StepError{Err: err, Nodes: d.rejected}
 }
 
 // ExtractionError means no valid output could be obtained.
@@ -195,33 +195,33 @@ func (x *execution) schemaOf(output map[string]any) (objects.Alias, error) {
 // the body, the prompt, the edge prompt and the agent's detail. The output
 // was valid; a redacted one is validated again, for a clearer error than
 // storing it would give.
-func (x *execution) redact(a *answer) error {
-	a.redactions = map[string]int{}
+func (x *execution) redact(d *draft) error {
+	d.redactions = map[string]int{}
 	if x.red == nil {
 		return nil
 	}
 	count := func(found []Redaction) {
 		for _, r := range found {
-			a.redactions[r.Kind] += r.Count
+			d.redactions[r.Kind] += r.Count
 		}
 	}
-	v, found := x.red.RedactValue(a.output)
-	a.output, _ = v.(map[string]any)
+	v, found := x.red.RedactValue(d.output)
+	d.output, _ = v.(map[string]any)
 	count(found)
 	outputRedacted := len(found) > 0
-	a.body, found = x.red.Redact(a.body)
+	d.body, found = x.red.Redact(d.body)
 	count(found)
-	a.prompt, found = x.red.Redact(a.prompt)
+	d.prompt, found = x.red.Redact(d.prompt)
 	count(found)
-	a.edgePrompt, found = x.red.Redact(a.edgePrompt)
+	d.edgePrompt, found = x.red.Redact(d.edgePrompt)
 	count(found)
-	if a.reply.Detail != nil {
-		v, found = x.red.RedactValue(a.reply.Detail)
-		a.reply.Detail, _ = v.(map[string]any)
+	if d.reply.Detail != nil {
+		v, found = x.red.RedactValue(d.reply.Detail)
+		d.reply.Detail, _ = v.(map[string]any)
 		count(found)
 	}
 	if outputRedacted {
-		if err := x.db.Validate(a.schema, a.output); err != nil {
+		if err := x.db.Validate(d.schema, d.output); err != nil {
 			return fmt.Errorf("output no longer valid after redacting secrets: %w", err)
 		}
 	}
@@ -231,35 +231,35 @@ func (x *execution) redact(a *answer) error {
 // store writes the step's nodes (the output, the body, the assembled
 // prompt, the agent's detail) and then the StepNode that names them, and
 // returns the StepNode's reference. Its errors keep the rejected replies.
-func (x *execution) store(a *answer, started time.Time) (objects.Ref, error) {
+func (x *execution) store(d *draft, started time.Time) (objects.Ref, error) {
 	s := x.s
-	outRef, err := x.db.Put(a.schema, a.output)
+	outRef, err := x.db.Put(d.schema, d.output)
 	if err != nil {
-		return objects.Ref{}, a.failed(fmt.Errorf("store output: %w", err))
+		return objects.Ref{}, d.failed(fmt.Errorf("store output: %w", err))
 	}
 	step := chain.StepNode{Start: s.Thread.StartAlias, Prev: s.Thread.HeadStepAlias(), Role: s.Role.Name,
-		Output: outRef.Alias, Agent: x.agent.Name(), EdgePrompt: a.edgePrompt, Cwd: s.RecordedCwd(),
-		Extraction: a.extraction, Attempts: a.attempts}
-	if len(a.redactions) > 0 {
-		step.Redactions = a.redactions
+		Output: outRef.Alias, Agent: x.agent.Name(), EdgePrompt: d.edgePrompt, Cwd: s.RecordedCwd(),
+		Extraction: d.extraction, Attempts: d.attempts}
+	if len(d.redactions) > 0 {
+		step.Redactions = d.redactions
 	}
-	if strings.TrimSpace(a.body) != "" {
-		ref, err := x.db.PutText(a.body)
+	if strings.TrimSpace(d.body) != "" {
+		ref, err := x.db.PutText(d.body)
 		if err != nil {
-			return objects.Ref{}, a.failed(err)
+			return objects.Ref{}, d.failed(err)
 		}
 		step.Body = ref.Alias
 	}
-	if ref, err := x.db.PutText(a.prompt); err == nil {
+	if ref, err := x.db.PutText(d.prompt); err == nil {
 		step.AssembledPrompt = ref.Alias
 	}
 	detailSchema, err := x.db.PutSchema(agentDetailSchema())
 	if err != nil {
 		return objects.Ref{}, err
 	}
-	detailRef, err := x.db.Put(detailSchema.Alias, x.detail(a))
+	detailRef, err := x.db.Put(detailSchema.Alias, x.detail(d))
 	if err != nil {
-		return objects.Ref{}, a.failed(fmt.Errorf("store detail: %w", err))
+		return objects.Ref{}, d.failed(fmt.Errorf("store detail: %w", err))
 	}
 	step.Detail = detailRef.Alias
 	step.StartedAtMs = started.UnixMilli()
@@ -270,22 +270,22 @@ func (x *execution) store(a *answer, started time.Time) (objects.Ref, error) {
 	}
 	ref, err := x.db.Put(stepSchema, step)
 	if err != nil {
-		return objects.Ref{}, a.failed(fmt.Errorf("store step: %w", err))
+		return objects.Ref{}, d.failed(fmt.Errorf("store step: %w", err))
 	}
 	return ref, nil
 }
 
 // detail is the step's AgentDetail: the agent's name, its own detail, its
 // session and the replies that were rejected.
-func (x *execution) detail(a *answer) map[string]any {
+func (x *execution) detail(d *draft) map[string]any {
 	detail := map[string]any{"agent": x.agent.Name()}
-	maps.Copy(detail, a.reply.Detail)
-	if a.reply.SessionID != "" {
-		detail["sessionId"] = a.reply.SessionID
+	maps.Copy(detail, d.reply.Detail)
+	if d.reply.SessionID != "" {
+		detail["sessionId"] = d.reply.SessionID
 	}
-	if len(a.rejected) > 0 {
-		raws := make([]any, len(a.rejected))
-		for i, r := range a.rejected {
+	if len(d.rejected) > 0 {
+		raws := make([]any, len(d.rejected))
+		for i, r := range d.rejected {
 			raws[i] = string(r)
 		}
 		detail["rejected"] = raws
