@@ -51,6 +51,7 @@ func TestSuspendYield(t *testing.T) {
 		{"version 1 yields", suspendV1, "---\n$status: $SUSPEND\nreason: Which database?\nextra: dropped\n---\nI need to know.\n", "", true},
 		{"a yield needs a reason", suspendV1, "---\n$status: $SUSPEND\n---\n", "reason", true},
 		{"an empty reason is none", suspendV1, "---\n$status: $SUSPEND\nreason: ''\n---\n", "reason", true},
+		{"a yield's reason holds no NUL", suspendV1, "---\n$status: $SUSPEND\nreason: \"Which\\0database?\"\n---\n", "reason: the value holds a NUL", true},
 		{"the older dialect has no yield", legacy, "---\n$status: $SUSPEND\nreason: Which database?\n---\n", "$status", false},
 	}
 	for _, tt := range tests {

@@ -105,7 +105,35 @@ type AppendOptions struct {
 // AppendStep verifies a StepNode written by an agent and appends it to the
 // thread as a new commit, moving the ref from head by compare-and-swap.
 // The StepNode must continue the head: same start, prev = head's step.
+// A step that fails verification gives an error wrapping ErrBadStep; a
+// head that moved meanwhile, one wrapping ErrHeadMoved.
 func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts AppendOptions) (*Entry, error) {
+	v, err := r.verifyStep(t, step, opts.ExpectedRole)
+	if err != nil {
+		return nil, err
+	}
+	files, msg := r.stepCommit(t, v, opts)
+	return r.appendCommit(ctx, t, v.node, v.nodes, files, msg)
+}
+
+// verifiedStep is a StepNode verifyStep accepted, with what its commit
+// holds.
+type verifiedStep struct {
+	node   objects.Node // the StepNode
+	step   StepNode
+	output map[string]any
+	// nodes are the nodes the commit introduces: the StepNode and all it
+	// references that the thread does not hold yet.
+	nodes nodeSet
+}
+
+// verifyStep checks the StepNode step for thread t: it is stored under its
+// alias, typed and valid as a StepNode, continues t's head, plays
+// expectedRole (when set), and its output is typed by that role's schema
+// (or, in a version 1 workflow, by the built-in suspend schema) and valid
+// against it; every node it references is readable. Failures wrap
+// ErrBadStep.
+func (r *Repo) verifyStep(t *Thread, step objects.Ref, expectedRole string) (*verifiedStep, error) {
 	n, err := r.Store.GetOID(step.OID)
 	if err != nil {
 		return nil, fmt.Errorf("%w: step node %s: %v", ErrBadStep, step.OID, err)
@@ -134,8 +162,8 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	if !sameAlias(sn.Prev, wantPrev) {
 		return nil, fmt.Errorf("%w: step %s continues %s, but the thread head is %s", ErrBadStep, n.Alias, aliasOrNull(sn.Prev), aliasOrNull(wantPrev))
 	}
-	if opts.ExpectedRole != "" && sn.Role != opts.ExpectedRole {
-		return nil, fmt.Errorf("%w: step %s plays role %q, expected role %q", ErrBadStep, n.Alias, sn.Role, opts.ExpectedRole)
+	if expectedRole != "" && sn.Role != expectedRole {
+		return nil, fmt.Errorf("%w: step %s plays role %q, expected role %q", ErrBadStep, n.Alias, sn.Role, expectedRole)
 	}
 	roleSchema, ok := t.Workflow.RoleSchemas[sn.Role]
 	if !ok {
@@ -172,6 +200,15 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 	}
 	var output map[string]any
 	_ = json.Unmarshal(out.Payload, &output)
+	return &verifiedStep{node: n, step: sn, output: output, nodes: set}, nil
+}
+
+// stepCommit returns the files and the message of a verified step's
+// commit: output.md (the body), output.yaml and prompt.md, and a subject
+// "<role>: <status> — <summary>" over an excerpt of the body and the
+// Uwf-* trailers.
+func (r *Repo) stepCommit(t *Thread, v *verifiedStep, opts AppendOptions) (files map[string]string, msg string) {
+	sn, output := v.step, v.output
 	if opts.Body == "" && sn.Body != "" {
 		opts.Body, _ = r.textNode(sn.Body)
 	}
@@ -185,7 +222,7 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 			status = "done"
 		}
 	}
-	files := map[string]string{}
+	files = map[string]string{}
 	if opts.Body != "" {
 		files["output.md"] = opts.Body
 	}
@@ -204,7 +241,7 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 		subject += " — " + summary
 	}
 	trailers := []Trailer{{"Uwf-Thread", string(t.ID)}, {"Uwf-Role", sn.Role}, {"Uwf-Status", status},
-		{"Uwf-Agent", sn.Agent}, {"Uwf-Node", string(n.Alias)}}
+		{"Uwf-Agent", sn.Agent}, {"Uwf-Node", string(v.node.Alias)}}
 	if opts.Child != "" {
 		trailers = append(trailers, Trailer{"Uwf-Child", string(opts.Child)})
 	}
@@ -212,8 +249,7 @@ func (r *Repo) AppendStep(ctx context.Context, t *Thread, step objects.Ref, opts
 		trailers = append(trailers, Trailer{"Uwf-Reused-Attempt", opts.ReusedAttempt})
 	}
 	trailers = append(trailers, opts.Trailers...)
-	msg := message(subject, excerpt(opts.Body, 12), trailers...)
-	return r.appendCommit(ctx, t, n, set, files, msg)
+	return files, message(subject, excerpt(opts.Body, 12), trailers...)
 }
 
 // appendCommit writes a commit on top of the thread head and moves the ref.

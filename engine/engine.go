@@ -18,7 +18,6 @@ import (
 	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/internal/workdir"
 	"github.com/git-uwf/git-uwf/moderator"
-	"github.com/git-uwf/git-uwf/objects"
 )
 
 // DefaultTimeout bounds an agent run when nothing else is configured.
@@ -360,83 +359,15 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec config.A
 		stop("cancelled")
 		return nil, err
 	}
-	fail := func(phase string, err error, nodes []objects.Alias) error {
+	trailers := chain.StepCodeTrailers(codeBefore, codeHead(ctx, cwd, e.Repo.RefFiles()))
+	entry, rej := e.appendAnswer(ctx, t, answer, runErr, chain.AppendOptions{ExpectedRole: p.role, Trailers: trailers})
+	if rej != nil {
 		stop("failed")
-		a := chain.Attempt{Role: p.role, Agent: spec.Name, Error: err.Error(), Phase: phase,
-			StartedAtMs: started.UnixMilli(), CompletedAtMs: completed.UnixMilli(), Nodes: nodes, ExitCode: -1}
-		if phase == "append" && len(nodes) == 1 {
-			a.Step = nodes[0] // valid, not appended: the next step reuses it
-		}
-		if answer != nil && answer.Result != nil {
-			res := answer.Result
-			a.Stdout, a.Stderr, a.ExitCode = string(res.Stdout), string(res.Stderr), res.ExitCode
-		}
-		if red := e.redactor(); red != nil {
-			a.Stdout, _ = red.Redact(a.Stdout)
-			a.Stderr, _ = red.Redact(a.Stderr)
-			a.Error, _ = red.Redact(a.Error)
-		}
-		// Record with a fresh context: the step's may be cancelled, and the
-		// evidence must survive an interrupt.
-		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		commit, rerr := e.Repo.RecordAttempt(recordCtx, t, a)
-		fe := &StepFailedError{Thread: t.ID, Role: p.role, Agent: spec.Name, Phase: phase, Err: err, Attempt: commit}
-		if rerr != nil {
-			return fmt.Errorf("%w (recording the failed attempt also failed: %v)", fe, rerr)
-		}
-		return fe
-	}
-	var out *agentkit.AdapterOutput
-	if answer != nil {
-		out = answer.Output
-	}
-	if runErr != nil {
-		return nil, fail("agent", runErr, failureNodes(out))
-	}
-	if out == nil {
-		return nil, fail("output", answer.NoOutput, nil)
-	}
-	if out.Error != "" {
-		return nil, fail("output", errors.New(out.Error), failureNodes(out))
-	}
-	ref, err := out.StepRef()
-	if err != nil {
-		return nil, fail("output", err, nil)
-	}
-	if ref.OID.IsZero() {
-		n, err := e.Repo.Store.Get(ref.Alias)
-		if err != nil {
-			return nil, fail("verify", fmt.Errorf("step %s: %w", ref.Alias, err), nil)
-		}
-		ref.OID = n.OID
-	}
-	entry, err := e.Repo.AppendStep(ctx, t, ref, chain.AppendOptions{ExpectedRole: p.role,
-		Trailers: chain.StepCodeTrailers(codeBefore, codeHead(ctx, cwd, e.Repo.RefFiles()))})
-	if err != nil {
-		// Whether the step was rejected or the ref could not be moved, the
-		// agent's StepNode (and all it references) is kept in an attempt.
-		phase := "verify"
-		if !errors.Is(err, chain.ErrBadStep) {
-			phase = "append"
-		}
-		return nil, fail(phase, err, []objects.Alias{ref.Alias})
+		return nil, e.recordRejection(ctx, t, rej, chain.Attempt{Role: p.role, Agent: spec.Name,
+			StartedAtMs: started.UnixMilli(), CompletedAtMs: completed.UnixMilli()}, answer)
 	}
 	stop("done")
 	return e.result(ctx, t, entry, spec.Name)
-}
-
-func failureNodes(out *agentkit.AdapterOutput) []objects.Alias {
-	if out == nil {
-		return nil
-	}
-	var nodes []objects.Alias
-	for _, s := range append(out.Nodes, out.StepHash) {
-		if a, err := objects.ParseAlias(s); err == nil {
-			nodes = append(nodes, a)
-		}
-	}
-	return nodes
 }
 
 // result describes the thread after a successful step.

@@ -283,20 +283,23 @@ func TestSuspendAndResume(t *testing.T) {
 // records the attempt, and says what happened.
 func TestBadAgents(t *testing.T) {
 	tests := []struct {
-		name    string
-		spec    *config.AgentSpec
-		want    string
+		name string
+		spec *config.AgentSpec
+		want string
+		// phase is where the answer was rejected (the run, its
+		// AdapterOutput, or the StepNode it names).
+		phase   string
 		prepare func(*fixture)
 	}{
-		{"exits non-zero", agent("exit3", nil), "quota exceeded", nil},
-		{"prints nothing", agent("nothing", nil), "stdout is empty", nil},
-		{"prints garbage", agent("garbage", nil), "neither a step alias nor a JSON object", nil},
-		{"prints 300 MB", agent("huge", nil), "output too large", nil},
-		{"never ends", func() *config.AgentSpec { s := agent("hang", nil); s.Timeout = time.Second; return s }(), "timed out", nil},
-		{"invalid output every time", agent("script", []scripted{{"developer", "---\n$status: wrong\n---\nnope"}}), "no valid frontmatter after 3 attempt(s)", nil},
-		{"no frontmatter", agent("script", []scripted{{"developer", "just prose"}}), "no valid frontmatter", nil},
-		{"role mismatch", agent("script", []scripted{{"planner", "---\n$status: x\n---\n"}}), `expected role "planner"`, nil},
-		{"step that does not continue the head", agent("stale", nil), "continues the start, but the thread head is", func(fx *fixture) {
+		{"exits non-zero", agent("exit3", nil), "quota exceeded", "agent", nil},
+		{"prints nothing", agent("nothing", nil), "stdout is empty", "output", nil},
+		{"prints garbage", agent("garbage", nil), "neither a step alias nor a JSON object", "output", nil},
+		{"prints 300 MB", agent("huge", nil), "output too large", "agent", nil},
+		{"never ends", func() *config.AgentSpec { s := agent("hang", nil); s.Timeout = time.Second; return s }(), "timed out", "agent", nil},
+		{"invalid output every time", agent("script", []scripted{{"developer", "---\n$status: wrong\n---\nnope"}}), "no valid frontmatter after 3 attempt(s)", "agent", nil},
+		{"no frontmatter", agent("script", []scripted{{"developer", "just prose"}}), "no valid frontmatter", "agent", nil},
+		{"role mismatch", agent("script", []scripted{{"planner", "---\n$status: x\n---\n"}}), `expected role "planner"`, "agent", nil}, // the script agent refuses it
+		{"step that does not continue the head", agent("stale", nil), "continues the start, but the thread head is", "verify", func(fx *fixture) {
 			if _, err := fx.eng.Step(context.Background(), fx.id, engine.StepOptions{Agent: agent("script", loopScript)}); err != nil {
 				panic(err)
 			}
@@ -326,6 +329,9 @@ func TestBadAgents(t *testing.T) {
 			atts, err := fx.repo.Attempts(ctx, th, true)
 			if err != nil || len(atts) != 1 || atts[0].Commit != fe.Attempt {
 				t.Fatalf("attempt not recorded: %+v %v", atts, err)
+			}
+			if fe.Phase != tt.phase || atts[0].Node.Phase != tt.phase {
+				t.Errorf("phase %q, recorded as %q; want %q", fe.Phase, atts[0].Node.Phase, tt.phase)
 			}
 			if st, _ := fx.repo.State(ctx, th); st.Status != chain.StatusFailed {
 				t.Fatalf("status after failure: %s", st.Status)
