@@ -52,7 +52,7 @@ install: build man
 	install -m 0644 $(MANPAGE) '$(DESTDIR)$(MANDIR)/git-uwf.1'
 
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The real claude, codex, gemini, qwen and opencode CLIs, installed at pinned
 # versions into $${XDG_CACHE_HOME:-~/.cache}/git-uwf/agent-clis by
