@@ -87,9 +87,11 @@ func locateYAMLError(data []byte, line int, msg string) (int, int, string) {
 			return s.tab.line, s.tab.col, "a tab: YAML indents with spaces only"
 		}
 	}
-	// yaml.v3 numbers the lines of parser errors from 0, and may count
-	// the end of the file as a line of its own.
-	if line > 0 && strings.HasPrefix(msg, "did not find expected") {
+	// yaml.v3 numbers the lines of its parser's errors from 0 (its
+	// scanner's errors, some of which also say "did not find expected",
+	// are corrected already), and may count the end of the file as a line
+	// of its own.
+	if line > 0 && parserError(msg) {
 		line++
 	}
 	last := strings.Count(string(data), "\n")
@@ -97,6 +99,24 @@ func locateYAMLError(data []byte, line int, msg string) (int, int, string) {
 		last++
 	}
 	return min(line, max(last, 1)), 0, ""
+}
+
+// parserError reports whether msg is one of yaml.v3's parser errors,
+// whose line it numbers from 0.
+func parserError(msg string) bool {
+	for _, p := range []string{
+		"did not find expected key",
+		"did not find expected '-' indicator",
+		"did not find expected node content",
+		"did not find expected ',' or '}'",
+		"did not find expected ',' or ']'",
+		"did not find expected <document start>",
+	} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // scanYAML scans data for the tokens locateYAMLError looks for: stray

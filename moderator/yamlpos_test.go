@@ -140,6 +140,14 @@ roles:
     frontmatter: {required: [,]}
 graph: {}
 `, `w.yaml:4: invalid YAML: did not find expected node content`},
+		// Scanner errors that also say "did not find expected": yaml.v3
+		// numbers their lines from 1 already.
+		{"alias without a name", "name: w\nroles: {}\ngraph:\n  $START:\n    _: {role: planner}\n$END: *\nx: 1\n",
+			`w.yaml:6: invalid YAML: did not find expected alphabetic or numeric character`},
+		{"anchor without a name", "name: w\nroles: {}\ngraph: {}\nx: 1\ny: &\nz: 2\n",
+			`w.yaml:5: invalid YAML: did not find expected alphabetic or numeric character`},
+		{"bad directive", "%YAML 1.1\n%YAML x\n---\nname: w\n",
+			`w.yaml:2: invalid YAML: did not find expected version number`},
 		{"unclosed sequence at the end", "name: w\nroles: [\n", `w.yaml:2:8: invalid YAML: did not find expected node content (this '[' is never closed)`},
 	}
 	for _, tt := range tests {
