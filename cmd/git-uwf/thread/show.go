@@ -27,16 +27,19 @@ type attemptOutput struct {
 
 // showOutput is the machine-readable result of `thread show`.
 type showOutput struct {
-	Thread         chain.ThreadID  `json:"thread"`
-	Workflow       string          `json:"workflow"`
-	WorkflowHash   string          `json:"workflowHash"`
-	Head           string          `json:"head"`
-	HeadCommit     string          `json:"headCommit"`
-	Status         chain.Status    `json:"status"`
-	CurrentRole    *string         `json:"currentRole"`
-	NextPrompt     *string         `json:"nextPrompt"`
-	SuspendedRole  *string         `json:"suspendedRole"`
-	SuspendMessage *string         `json:"suspendMessage"`
+	Thread         chain.ThreadID `json:"thread"`
+	Workflow       string         `json:"workflow"`
+	WorkflowHash   string         `json:"workflowHash"`
+	Head           string         `json:"head"`
+	HeadCommit     string         `json:"headCommit"`
+	Status         chain.Status   `json:"status"`
+	CurrentRole    *string        `json:"currentRole"`
+	NextPrompt     *string        `json:"nextPrompt"`
+	SuspendedRole  *string        `json:"suspendedRole"`
+	SuspendMessage *string        `json:"suspendMessage"`
+	// SuspendedChild is the suspended child thread a suspended thread
+	// waits for (null otherwise).
+	SuspendedChild *chain.ThreadID `json:"suspendedChild"`
 	Error          *string         `json:"error"`
 	Steps          int             `json:"steps"`
 	Prompt         string          `json:"prompt"`
@@ -120,10 +123,16 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			Phase: a.Node.Phase, Error: a.Node.Error, Time: a.Time.UTC()})
 	}
 	out.Hint = strPtr(hint(t.ID, st))
-	if child, err := repo.ActiveChild(ctx, t); err == nil && child != nil {
-		if cst, err := repo.State(ctx, child); err == nil && cst.Status == chain.StatusSuspended {
-			out.Hint = strPtr(fmt.Sprintf("Waiting for child thread %s, suspended at role %s: answer with git uwf thread resume %s -p \"<answer>\"",
-				child.ID, cst.SuspendedRole, t.ID))
+	if st.SuspendedChild != "" {
+		child := st.SuspendedChild
+		out.SuspendedChild = &child
+		// The hint names the role the child is suspended at, in the
+		// child's own workflow.
+		if ct, err := repo.CachedThread(ctx, child); err == nil {
+			if cst, err := repo.State(ctx, ct); err == nil && cst.Status == chain.StatusSuspended {
+				out.Hint = strPtr(fmt.Sprintf("Waiting for child thread %s, suspended at role %s: answer with git uwf thread resume %s -p \"<answer>\"",
+					child, cst.SuspendedRole, t.ID))
+			}
 		}
 	}
 	out.Done = st.Status == chain.StatusCompleted
