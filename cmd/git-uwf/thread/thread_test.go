@@ -80,7 +80,7 @@ func TestJSONFields(t *testing.T) {
 		want string
 	}{
 		{"start", nil, "thread workflow workflowHash head commit currentRole"},
-		{"show", []string{"thread", "show", id}, "thread workflow workflowHash head headCommit status currentRole nextPrompt suspendedRole suspendMessage error steps prompt cwd branch startCommit createdAt updatedAt failedAttempts hint done parent children forkedFrom"},
+		{"show", []string{"thread", "show", id}, "thread workflow workflowHash head headCommit status currentRole nextPrompt suspendedRole suspendMessage suspendedChild error steps prompt cwd branch startCommit createdAt updatedAt failedAttempts hint done parent children forkedFrom"},
 		{"steps", []string{"thread", "steps", id}, "thread workflow steps"},
 		{"read", []string{"thread", "read", id}, "markdown"},
 		{"step show", []string{"step", "show", string(step.Node.Alias)}, "hash commit kind node output body"},
