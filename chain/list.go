@@ -36,7 +36,7 @@ type Summary struct {
 	// StartCommit is the root of the thread's chain, its start commit,
 	// reached from the head through first parents ("" when the chain
 	// cannot be read).
-	StartCommit string `json:"startCommit,omitempty"`
+	StartCommit string `json:"rootCommit,omitempty"`
 	// Fork is true when another thread has the same start commit: the
 	// thread was forked (git uwf thread fork, or sync of diverged
 	// histories) or was forked from.

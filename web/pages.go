@@ -156,7 +156,7 @@ func rowOf(ctx context.Context, repo *chain.Repo, sum chain.Summary, family map[
 
 // branchChoices are the branch filter's suggestions: the repository's
 // local branches, the branches of the shown threads and the one filtered
-// by, sorted. (Listing every thread's branch would read every chain.)
+// by, sorted.
 func branchChoices(ctx context.Context, repo *chain.Repo, selected string, rows []listRow) ([]string, error) {
 	refs, err := repo.Git.ListRefs(ctx, repo.Info.CommonDir, "refs/heads/")
 	if err != nil {
