@@ -90,7 +90,7 @@ func (x *execution) llmExtract(ctx context.Context, d *draft, problems []string)
 	if err != nil {
 		return append(problems, "llm extraction: "+err.Error())
 	}
-	output := keepFields(fields, x.s.Schema)
+	output := fields // LLMExtract kept only the schema's fields
 	if bad := storableProblems(output); bad != nil {
 		return append(problems, "llm extraction: "+strings.Join(bad, "; "))
 	}
@@ -108,15 +108,4 @@ func (x *execution) llmExtract(ctx context.Context, d *draft, problems []string)
 		d.body = d.reply.Text
 	}
 	return nil
-}
-
-// keepFields keeps only the schema's top-level fields.
-func keepFields(fields map[string]any, schema map[string]any) map[string]any {
-	out := map[string]any{}
-	for _, name := range SchemaFields(schema) {
-		if v, ok := fields[name]; ok {
-			out[name] = v
-		}
-	}
-	return out
 }
