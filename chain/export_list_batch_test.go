@@ -5,19 +5,11 @@ import (
 	"fmt"
 )
 
-// BatchReader and its values let tests choose how the batch path reads.
-type BatchReader = batchReader
-
-const (
-	ReadCatFile = readCatFile
-	ReadLocal   = readLocal
-)
-
 // SummariesBothWays derives the summaries of every thread twice, through
-// the batch path (in chunks of chunk threads, its objects read as how
-// says) and one go-git read at a time, for comparison. fellBack names the threads the batch path
+// the cat-file batch path (in chunks of chunk threads) and one go-git read
+// at a time, for comparison. fellBack names the threads the batch path
 // left to the go-git path.
-func (r *Repo) SummariesBothWays(ctx context.Context, chunk int, how BatchReader) (batch, usual map[ThreadID]Summary, fellBack map[ThreadID]bool, err error) {
+func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual map[ThreadID]Summary, fellBack map[ThreadID]bool, err error) {
 	ids, heads, err := r.ThreadIDs(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -35,7 +27,7 @@ func (r *Repo) SummariesBothWays(ctx context.Context, chunk int, how BatchReader
 		fellBack[id] = true
 		return r.summarizeHead(ctx, id, keys[id], newStartCommits(0))
 	}
-	r.summarizeChunks(ctx, ids, keys, newStartCommits(0), 1, chunk, how, fallBack, func(id ThreadID, c cachedSummary) {
+	r.summarizeChunks(ctx, ids, keys, newStartCommits(0), 1, chunk, fallBack, func(id ThreadID, c cachedSummary) {
 		if _, dup := batch[id]; dup {
 			err = fmt.Errorf("thread %s summarized twice", id)
 		}

@@ -67,17 +67,17 @@ type headRead struct {
 
 // flight is one chunk of threads on its way through the batch rounds.
 type flight struct {
-	b       objectBatch // the cat-file process or in-process reader of this chunk
+	b       *gitrepo.Batch // the cat-file process reading this chunk
 	chunk   []ThreadID
 	reads   []*headRead
-	commits answers     // head commit of each read
-	trees   answers     // root tree of each read left
-	walking []*headRead // reads on their way to the start commit, in the order of parents
-	parents answers     // the commit each of walking is at
-	nodes   answers     // head node, and start node unless the same
-	steps   []*headRead // reads whose head is a step, in the order of outs
-	outs    answers     // the output of each of steps
-	err     error       // the batch broke: every thread takes the usual path
+	commits *gitrepo.Pending // head commit of each read
+	trees   *gitrepo.Pending // root tree of each read left
+	walking []*headRead      // reads on their way to the start commit, in the order of parents
+	parents *gitrepo.Pending // the commit each of walking is at
+	nodes   *gitrepo.Pending // head node, and start node unless the same
+	steps   []*headRead      // reads whose head is a step, in the order of outs
+	outs    *gitrepo.Pending // the output of each of steps
+	err     error            // the batch broke: every thread takes the usual path
 
 	// What the cat-file reader parsed of each answer of commits, trees,
 	// nodes and outs, as it read them: parsing runs beside the decoding of
@@ -153,65 +153,27 @@ func decodeOutputObject(o gitrepo.Object) decodedOutput {
 // learns those of the commits walked.
 func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch int, emit func(ThreadID, cachedSummary)) {
 	usual := func(id ThreadID) cachedSummary { return r.summarizeHead(ctx, id, keys[id], starts) }
-	r.summarizeChunks(ctx, ids, keys, starts, minBatch, batchChunk, readAuto, usual, emit)
+	r.summarizeChunks(ctx, ids, keys, starts, minBatch, batchChunk, usual, emit)
 }
 
-// batchReader says how the batch path reads objects.
-type batchReader int
-
-const (
-	readAuto    batchReader = iota // in process when the object store allows, else cat-file
-	readCatFile                    // through cat-file processes
-	readLocal                      // in process, or not at all: the usual path
-)
-
-// openBatches returns up to n readers of objects for the batch path, or
-// none.
-//
-// In process (objects.ObjectReader) is the default: it answers from the
-// packs and loose objects with no process to start, and two of them read
-// on two goroutines. Stores that may not hold every object themselves
-// (alternates, partial clones) are read through cat-file, which follows
-// them as git does.
-func (r *Repo) openBatches(ctx context.Context, n int, how batchReader) []objectBatch {
-	var out []objectBatch
-	if how != readCatFile {
-		if or, ok := r.Store.ObjectReader(); ok {
-			for range n {
-				out = append(out, newLocalBatch(or))
-			}
-			return out
-		}
-		if how == readLocal {
-			return nil
-		}
-	}
-	bs, _ := r.Git.NewBatches(ctx, n) // on failure every thread takes the usual path
-	for _, b := range bs {
-		out = append(out, catFile{b})
-	}
-	return out
-}
-
-// summarizeChunks is summarizeMany with chunks of chunk threads, read as
-// how says.
+// summarizeChunks is summarizeMany with chunks of chunk threads.
 //
 // usual derives the summary of a thread the batch path does not settle.
 func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch, chunk int,
-	how batchReader, usual func(ThreadID) cachedSummary, emit func(ThreadID, cachedSummary)) {
+	usual func(ThreadID) cachedSummary, emit func(ThreadID, cachedSummary)) {
 	var flights []*flight
 	for start := 0; start < len(ids); start += chunk {
 		flights = append(flights, &flight{chunk: ids[start:min(start+chunk, len(ids))]})
 	}
-	var batches []objectBatch
+	var batches []*gitrepo.Batch
 	if len(ids) >= minBatch {
-		// Reading objects costs about as much as decoding them: with more
-		// than one CPU, two readers take alternate chunks.
+		// Git reads objects about as fast as Go decodes them: with more
+		// than one CPU, two cat-file processes take alternate chunks.
 		n := 1
 		if len(flights) > 1 && runtime.NumCPU() > 1 {
 			n = 2
 		}
-		batches = r.openBatches(ctx, n, how)
+		batches, _ = r.Git.NewBatches(ctx, n) // on failure every thread takes the usual path
 	}
 	if len(batches) == 0 {
 		for _, id := range ids {
@@ -252,7 +214,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
 // with a head.
-func askCommits(b objectBatch, f *flight, keys map[ThreadID]cacheKey) {
+func askCommits(b *gitrepo.Batch, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
 	names := newNameList(len(f.chunk), 0)
 	for i, id := range f.chunk {
@@ -272,7 +234,7 @@ func askCommits(b objectBatch, f *flight, keys map[ThreadID]cacheKey) {
 
 // askTrees reads f's commits and asks b for their root trees, then for
 // the parents of the heads whose start commit starts does not know.
-func askTrees(b objectBatch, f *flight, starts *startCommits) {
+func askTrees(b *gitrepo.Batch, f *flight, starts *startCommits) {
 	if _, err := f.commits.Wait(); err != nil {
 		f.err = err
 		return
@@ -319,7 +281,7 @@ func (h *headRead) walk(c commitHead, starts *startCommits) {
 }
 
 // askParents asks b for the commit each of f.walking is at.
-func askParents(b objectBatch, f *flight) {
+func askParents(b *gitrepo.Batch, f *flight) {
 	if len(f.walking) == 0 {
 		return
 	}
@@ -366,7 +328,7 @@ func walkToStarts(f *flight, starts *startCommits) {
 
 // askNodes reads f's root trees and asks b for the head and start nodes
 // they name.
-func askNodes(b objectBatch, f *flight) {
+func askNodes(b *gitrepo.Batch, f *flight) {
 	if f.err != nil {
 		return
 	}
@@ -399,7 +361,7 @@ func askNodes(b objectBatch, f *flight) {
 
 // decodeHeads reads and decodes f's nodes, routes the threads that need
 // no output, and asks b for the outputs of the others.
-func (r *Repo) decodeHeads(ctx context.Context, b objectBatch, f *flight) {
+func (r *Repo) decodeHeads(ctx context.Context, b *gitrepo.Batch, f *flight) {
 	if f.err != nil {
 		return
 	}

@@ -216,62 +216,32 @@ func TestSummarizeBatchMatchesUsualPath(t *testing.T) {
 		return map[string]string{"nodes": "040000 tree " + gitIn(t, dir, strings.Join(lines, "\n")+"\n", "mktree")}
 	}, chain.StatusIdle)
 
-	// Each reader, on loose objects and then on the same objects packed
-	// (the in-process reader reads the two differently).
-	type reader struct {
-		name string
-		how  chain.BatchReader
-	}
-	readers := []reader{{"cat-file", chain.ReadCatFile}, {"in process", chain.ReadLocal}}
-	for _, packed := range []bool{false, true} {
-		if packed {
-			// Every object, as deltas where git finds them; repack would
-			// refuse the ref whose node is missing.
-			all := chaintest.Git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
-			gitIn(t, dir, all+"\n", "pack-objects", "-q", "--window=50", "--depth=50", ".git/objects/pack/pack")
-			chaintest.Git(t, dir, "prune-packed")
-			if loose := chaintest.Git(t, dir, "count-objects"); !strings.HasPrefix(loose, "0 objects") {
-				t.Fatalf("objects left loose: %s", loose)
+	for _, chunk := range []int{512, 1, 2, 3} {
+		t.Run(fmt.Sprintf("chunks of %d", chunk), func(t *testing.T) {
+			batch, usual, fellBack, err := chaintest.Open(t, dir).SummariesBothWays(ctx, chunk)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		for _, rd := range readers {
-			for _, chunk := range []int{512, 1, 2, 3} {
-				t.Run(fmt.Sprintf("%s, packed %v, chunks of %d", rd.name, packed, chunk), func(t *testing.T) {
-					compareBatch(t, dir, rd.how, chunk, want)
-				})
+			if len(usual) != len(want) || len(batch) != len(want) {
+				t.Fatalf("want %d threads, got %d and %d", len(want), len(batch), len(usual))
 			}
-		}
-	}
-}
-
-// compareBatch checks that the batch path, reading as how says in chunks
-// of chunk threads, derives the summaries the usual path does, and
-// settles the plain cases itself.
-func compareBatch(t *testing.T, dir string, how chain.BatchReader, chunk int, want map[chain.ThreadID]chain.Status) {
-	t.Helper()
-	ctx := context.Background()
-	batch, usual, fellBack, err := chaintest.Open(t, dir).SummariesBothWays(ctx, chunk, how)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(usual) != len(want) || len(batch) != len(want) {
-		t.Fatalf("want %d threads, got %d and %d", len(want), len(batch), len(usual))
-	}
-	for id, st := range want {
-		if !reflect.DeepEqual(batch[id], usual[id]) {
-			t.Errorf("thread %s (%s):\nbatch %+v\nusual %+v", id, usual[id].Prompt, batch[id], usual[id])
-		}
-		if usual[id].Status != st {
-			t.Errorf("thread %s (%s): %s, want %s (%s)", id, usual[id].Prompt, usual[id].Status, st, usual[id].Error)
-		}
-		// The plain cases must be settled by the batch path itself,
-		// or the comparison above proves nothing about it.
-		switch usual[id].Prompt {
-		case "at its start", "one step", "completed", "cancelled", "suspended", "no transition":
-			if fellBack[id] {
-				t.Errorf("thread %s (%s) was left to the go-git path", id, usual[id].Prompt)
+			for id, st := range want {
+				if !reflect.DeepEqual(batch[id], usual[id]) {
+					t.Errorf("thread %s (%s):\nbatch %+v\nusual %+v", id, usual[id].Prompt, batch[id], usual[id])
+				}
+				if usual[id].Status != st {
+					t.Errorf("thread %s (%s): %s, want %s (%s)", id, usual[id].Prompt, usual[id].Status, st, usual[id].Error)
+				}
+				// The plain cases must be settled by the batch path itself,
+				// or the comparison above proves nothing about it.
+				switch usual[id].Prompt {
+				case "at its start", "one step", "completed", "cancelled", "suspended", "no transition":
+					if fellBack[id] {
+						t.Errorf("thread %s (%s) was left to the go-git path", id, usual[id].Prompt)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 

@@ -200,18 +200,9 @@ func (p *packIndexes) lookup(path string, h plumbing.Hash) (int64, bool, error) 
 	if lo == hi {
 		return 0, false, nil
 	}
-	var names []byte
-	if start, end := idxHeader+int64(lo)*20, idxHeader+int64(hi)*20; f.mapped != nil {
-		// Search the mapping in place rather than copy the run of names.
-		if end > int64(len(f.mapped)) {
-			return 0, false, errIdxFormat
-		}
-		names = f.mapped[start:end]
-	} else {
-		names = make([]byte, end-start)
-		if _, err := f.ReadAt(names, start); err != nil {
-			return 0, false, errIdxFormat
-		}
+	names := make([]byte, int(hi-lo)*20)
+	if _, err := f.ReadAt(names, idxHeader+int64(lo)*20); err != nil {
+		return 0, false, errIdxFormat
 	}
 	i, j := 0, int(hi-lo)
 	for i < j {

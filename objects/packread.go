@@ -2,7 +2,6 @@ package objects
 
 import (
 	"bufio"
-	"bytes"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -45,34 +44,19 @@ var errPackEntry = errors.New("malformed pack entry")
 // object reads h from the pack whose index lists it. A miss returns
 // plumbing.ErrObjectNotFound.
 func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
-	typ, data, err := p.read(h)
-	if err != nil {
-		return nil, err
-	}
-	obj := &plumbing.MemoryObject{}
-	obj.SetType(typ)
-	if _, err := obj.Write(data); err != nil {
-		return nil, err
-	}
-	return obj, nil
-}
-
-// read reads h from the pack whose index lists it: its type and content,
-// checked to hash to h. A miss returns plumbing.ErrObjectNotFound.
-func (p *packIndexes) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	idx, off, found, err := p.locate(h)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	if !found {
-		return 0, nil, plumbing.ErrObjectNotFound
+		return nil, plumbing.ErrObjectNotFound
 	}
 	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
 	p.mu.Lock()
 	f, err := p.open(pack)
 	p.mu.Unlock()
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	limit := p.limit
 	if limit <= 0 {
@@ -82,19 +66,17 @@ func (p *packIndexes) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error)
 		return p.offsetIn(idx, base)
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
+		return nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
 	}
-	if got := hashOf(typ, data); got != h {
-		return 0, nil, fmt.Errorf("read %s at offset %d of %s: content hashes to %s: %w", h, off, pack, got, errPackEntry)
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(typ)
+	if _, err := obj.Write(data); err != nil {
+		return nil, err
 	}
-	return typ, data, nil
-}
-
-// hashOf is the object id of content data of type typ.
-func hashOf(typ plumbing.ObjectType, data []byte) plumbing.Hash {
-	hasher := plumbing.NewHasher(typ, int64(len(data)))
-	hasher.Write(data)
-	return hasher.Sum()
+	if got := obj.Hash(); got != h {
+		return nil, fmt.Errorf("read %s at offset %d of %s: content hashes to %s: %w", h, off, pack, got, errPackEntry)
+	}
+	return obj, nil
 }
 
 // readPackEntry decodes the object whose entry starts at off in pack f:
@@ -102,26 +84,9 @@ func hashOf(typ plumbing.ObjectType, data []byte) plumbing.Hash {
 // offset, or for a delta that names its base by id, through refOffset.
 func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash) (int64, bool, error)) (plumbing.ObjectType, []byte, error) {
 	var deltas [][]byte // outermost first
-	var br entryReader
-	mapped, isMapped := mappedBytes(f)
-	var buffered *bufio.Reader
-	var inMap bytes.Reader
+	br := bufio.NewReader(nil)
 	for range maxDeltaChain {
-		if isMapped {
-			// Read the mapping in place: no copy into a buffer, and zlib
-			// reads a bytes.Reader byte by byte without wrapping it.
-			if off < 0 || off >= int64(len(mapped)) {
-				return 0, nil, errPackEntry
-			}
-			inMap.Reset(mapped[off:])
-			br = &inMap
-		} else {
-			if buffered == nil {
-				buffered = bufio.NewReader(nil)
-			}
-			buffered.Reset(io.NewSectionReader(f, off, math.MaxInt64-off))
-			br = buffered
-		}
+		br.Reset(io.NewSectionReader(f, off, math.MaxInt64-off))
 		typ, size, err := entryHeader(br)
 		if err != nil {
 			return 0, nil, err
@@ -187,25 +152,10 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 	return 0, nil, fmt.Errorf("delta chain longer than %d: %w", maxDeltaChain, errPackEntry)
 }
 
-// entryReader reads a pack entry: its header byte by byte, then its
-// zlib stream.
-type entryReader interface {
-	io.Reader
-	io.ByteReader
-}
-
-// mappedBytes returns the whole file f when it is a mapped pack.
-func mappedBytes(f io.ReaderAt) ([]byte, bool) {
-	if pf, ok := f.(*packFile); ok && pf.mapped != nil {
-		return pf.mapped, true
-	}
-	return nil, false
-}
-
 // entryHeader reads a pack entry's type and (inflated) size: the type in
 // bits 4-6 of the first byte, the size in its low four bits and seven bits
 // of each following byte while the high bit is set.
-func entryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
+func entryHeader(br *bufio.Reader) (plumbing.ObjectType, int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, 0, errPackEntry
@@ -227,7 +177,7 @@ func entryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
 // deltaBaseOffset reads the distance back to an offset delta's base: big
 // endian groups of seven bits, each continuation adding one (git's
 // encoding, which has no redundant forms).
-func deltaBaseOffset(br io.ByteReader) (int64, error) {
+func deltaBaseOffset(br *bufio.Reader) (int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, errPackEntry
@@ -248,11 +198,22 @@ func deltaBaseOffset(br io.ByteReader) (int64, error) {
 // inflate reads one zlib stream of size bytes, to its end, so that its
 // checksum is verified.
 func inflate(r io.Reader, size int64) ([]byte, error) {
-	zr, err := zlibReader(r)
-	if err != nil {
-		return nil, err
+	var zr io.ReadCloser
+	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, fmt.Errorf("inflate: %w", err)
+		}
+		zr = pooled
+	} else {
+		var err error
+		if zr, err = zlib.NewReader(r); err != nil {
+			return nil, fmt.Errorf("inflate: %w", err)
+		}
 	}
-	defer releaseZlib(zr)
+	defer func() {
+		zr.Close()
+		zlibReaders.Put(zr)
+	}()
 	data := make([]byte, size)
 	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, fmt.Errorf("inflate: %w", err)
@@ -265,27 +226,6 @@ func inflate(r io.Reader, size int64) ([]byte, error) {
 		return nil, fmt.Errorf("inflate: longer than its header says: %w", err)
 	}
 	return data, nil
-}
-
-// zlibReader returns a zlib reader of r, from the pool when it has one.
-func zlibReader(r io.Reader) (io.ReadCloser, error) {
-	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
-			return nil, fmt.Errorf("inflate: %w", err)
-		}
-		return pooled, nil
-	}
-	zr, err := zlib.NewReader(r)
-	if err != nil {
-		return nil, fmt.Errorf("inflate: %w", err)
-	}
-	return zr, nil
-}
-
-// releaseZlib closes zr and puts it back in the pool.
-func releaseZlib(zr io.ReadCloser) {
-	zr.Close()
-	zlibReaders.Put(zr)
 }
 
 // zlibReaders keeps zlib readers between inflates: a new one allocates a
