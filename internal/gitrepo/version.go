@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
 
 // Version returns the output of `git version`.
@@ -33,7 +35,9 @@ func (r *Runner) Version(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if keyed && strings.HasPrefix(v, "git version ") && !strings.Contains(v, "\n") {
-		_ = writeFileAtomic(r.VersionFile, key+"\n"+v+"\n")
+		if os.MkdirAll(filepath.Dir(r.VersionFile), 0o755) == nil {
+			_ = atomicfile.Write(r.VersionFile, []byte(key+"\n"+v+"\n"), 0o644)
+		}
 	}
 	return v, nil
 }
@@ -49,31 +53,4 @@ func (r *Runner) versionKey() (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%s %d %d", strconv.Quote(r.Path), fi.Size(), fi.ModTime().UnixNano()), true
-}
-
-// writeFileAtomic writes data to path through a temporary file renamed
-// over it, so that a reader sees the old file or the new one whole.
-func writeFileAtomic(path, data string) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }
