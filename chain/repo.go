@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +40,12 @@ type Repo struct {
 	refs    *refFiles  // single ref lookups in the ref files (cache_refs.go)
 }
 
+// GitVersionFile is the file, in the common git dir's uwf directory, that
+// keeps the answer of `git version` for the git executable last used
+// (gitrepo.Runner.Version), so that a process reading objects through
+// `git cat-file` need not start git once more to choose cat-file's mode.
+const GitVersionFile = "git-version"
+
 // Options configure Open.
 type Options struct {
 	// Env is added to the environment of git subprocesses.
@@ -66,6 +73,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	run.Env = append(run.Env, opts.Env...)
+	run.VersionFile = filepath.Join(info.CommonDir, "uwf", GitVersionFile)
 	store, err := objects.OpenDir(info.CommonDir)
 	if err != nil {
 		return nil, fmt.Errorf("open object store in %s: %w", info.CommonDir, err)

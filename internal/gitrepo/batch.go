@@ -96,9 +96,11 @@ func (r *Runner) NewBatch(ctx context.Context) (*Batch, error) {
 }
 
 // NewBatches starts up to n Batches (at least one, or an error), so that
-// independent requests can be read by several git processes at once.
+// independent requests can be read by several git processes at once. The
+// version of git decides the mode (see NewBatch): with r.VersionFile set,
+// it is usually read from there rather than asked of git.
 func (r *Runner) NewBatches(ctx context.Context, n int) ([]*Batch, error) {
-	v, err := r.Output(ctx, "version")
+	v, err := r.Version(ctx)
 	buffered := err == nil && gitAtLeast(v, 2, 36)
 	var out []*Batch
 	for len(out) < max(n, 1) {

@@ -41,6 +41,9 @@ type Runner struct {
 	Dir string
 	// Env is appended to the process environment (e.g. GIT_DIR=…).
 	Env []string
+	// VersionFile, when set, keeps the answer of `git version` between
+	// processes (see Version).
+	VersionFile string
 }
 
 // NewRunner finds git on PATH and returns a Runner for dir.
