@@ -77,6 +77,9 @@ func trailers(msg string) map[string]string {
 	return out
 }
 
+// threadTrailer is the trailer every commit of a thread's chain carries.
+const threadTrailer = "Uwf-Thread"
+
 // trailerValue is trailers(msg)[key] without building the map: the value
 // of the last "key: value" line of the trailer block, "" when none.
 func trailerValue(msg, key string) string {

@@ -242,7 +242,7 @@ func askTrees(b *gitrepo.Batch, f *flight, starts *startCommits) {
 	names := newNameList(len(f.reads), 0)
 	for i, h := range f.reads {
 		c, ok := f.commitsRead[i].c, f.commitsRead[i].ok
-		if !ok {
+		if !ok || !c.thread {
 			h.id = "" // left to the usual path
 			continue
 		}
@@ -311,7 +311,7 @@ func walkToStarts(f *flight, starts *startCommits) {
 				continue
 			}
 			c, ok := f.parentsRead[i].c, f.parentsRead[i].ok
-			if !ok {
+			if !ok || !c.thread {
 				h.id = ""
 				continue
 			}

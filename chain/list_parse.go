@@ -28,6 +28,9 @@ type commitHead struct {
 	// branch is the Uwf-Branch trailer of a commit without parents (a
 	// start commit); "" for other commits.
 	branch string
+	// thread is true when the message has an Uwf-Thread trailer line, as
+	// every commit of a thread's chain does.
+	thread bool
 }
 
 // parseCommit reads the tree, the first parent and the committer time of
@@ -67,9 +70,11 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 		return c, false
 	}
 	c.when = gitobj.ParseSignature(line[len("committer "):]).When
-	if c.parents == 0 {
-		if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
-			c.branch = trailerValue(string(data[i+2:]), BranchTrailer)
+	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
+		msg := data[i+1:]
+		c.thread = bytes.Contains(msg, []byte("\n"+threadTrailer+": "))
+		if c.parents == 0 {
+			c.branch = trailerValue(string(msg[1:]), BranchTrailer)
 		}
 	}
 	return c, true

@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -78,6 +79,11 @@ func (r *Repo) walkToStart(ctx context.Context, head plumbing.Hash, s *startComm
 		commit, err := gitobj.GetCommit(r.Store.Storer(), c)
 		if err != nil {
 			return startInfo{}, fmt.Errorf("find the start commit of %s: read commit %s: %w", head, c, err)
+		}
+		if !strings.Contains(commit.Message, "\n"+threadTrailer+": ") {
+			// Not a thread's commit: a ref that is no thread must not
+			// cost a walk of the code history below it.
+			return startInfo{}, fmt.Errorf("find the start commit of %s: commit %s has no %s trailer", head, c, threadTrailer)
 		}
 		path = append(path, c)
 		if len(commit.ParentHashes) == 0 {

@@ -148,9 +148,21 @@ func TestListStartCommits(t *testing.T) {
 		chaintest.Git(t, dir, "commit", "--allow-empty", "-q", "-m", "one")
 		chaintest.Git(t, dir, "commit", "--allow-empty", "-q", "-m", "two\n\nUwf-Branch: nope")
 		chaintest.Git(t, dir, "update-ref", th.ID.Ref(), chaintest.Git(t, dir, "rev-parse", "HEAD"))
-		got := cold(t)
-		if got[th.ID].Status != chain.StatusFailed {
-			t.Fatalf("foreign head: %+v", got[th.ID])
+		if err := os.RemoveAll(filepath.Join(dir, ".git", "uwf", "cache")); err != nil {
+			t.Fatal(err)
+		}
+		// Both paths stop at the first commit without an Uwf-Thread
+		// trailer: a ref that is no thread costs no walk of the code
+		// history below it, and gets no start commit.
+		batch, usual, _, err := chaintest.Open(t, dir).SummariesBothWays(ctx, 512)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, got := range map[string]chain.Summary{"batch": batch[th.ID], "usual": usual[th.ID],
+			"list": listByID(t, chaintest.Open(t, dir))[th.ID]} {
+			if got.Status != chain.StatusFailed || got.StartCommit != "" || got.Branch != "" || got.Fork {
+				t.Errorf("%s: foreign head: %+v", name, got)
+			}
 		}
 	})
 }
