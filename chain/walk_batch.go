@@ -254,7 +254,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 func (r *Repo) revListThread(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool, page int) ([]batchCommit, error) {
 	var cs []batchCommit
 	for next := from; ; {
-		out, err := r.Git.Run(ctx, nil, "rev-list", "--first-parent", "--header", "--max-count="+strconv.Itoa(page), next.String())
+		out, err := r.Git.Run(ctx, nil, "--no-replace-objects", "rev-list", "--first-parent", "--header", "--max-count="+strconv.Itoa(page), next.String())
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errWalkBatch, err)
 		}

@@ -3,6 +3,7 @@ package chain_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,6 +119,30 @@ func TestWalkBatch(t *testing.T) {
 			sameView(t, walk(t, dir, th.ID), want) // from the cache
 		})
 	}
+	// git's readers follow refs/replace unless told not to; go-git, which
+	// reads the same objects one by one, never does. A replace ref must
+	// not make the batch read another commit than the walk one by one.
+	t.Run("a replace ref is not followed", func(t *testing.T) {
+		mid := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()+"~3"))
+		// The same tree, parent and message (trailers and all), another
+		// commit time.
+		msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", mid)
+		cmd := exec.Command("git", "commit-tree", mid+"^{tree}", "-p", mid+"^", "-m", msg)
+		cmd.Dir, cmd.Env = dir, append(chaintest.GitEnv(), "GIT_COMMITTER_DATE=2001-02-03T04:05:06Z")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git commit-tree: %v", err)
+		}
+		fake := strings.TrimSpace(string(out))
+		chaintest.Git(t, dir, "replace", mid, fake)
+		defer chaintest.Git(t, dir, "replace", "-d", mid)
+		os.RemoveAll(entriesDir)
+		got := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, -1) })
+		sameView(t, got, want)
+		if gotFile := sortedLines(t, entryCacheFile(t, dir)); !slices.Equal(gotFile, wantFile) {
+			t.Errorf("cache file differs from the one the walk one by one wrote")
+		}
+	})
 }
 
 // TestRevListThread: the commits a batch walk reads are the thread's first
