@@ -63,6 +63,10 @@ type Worker struct {
 	// leftAlone remembers the threads reported as left alone (thread →
 	// "local remote"), so each is reported once per pair of heads.
 	leftAlone map[chain.ThreadID]string
+	// failedAt are the heads at which a step of a thread failed in this
+	// run (thread → head): a parent whose child thread failed stays idle,
+	// and is left to other workers or to a person like any failed thread.
+	failedAt map[chain.ThreadID]string
 
 	treeOnce  sync.Once
 	emptyTree string
@@ -132,6 +136,7 @@ func (w *Worker) Run(ctx context.Context, jobs int, untilIdle bool) (Stats, erro
 	w.inflight = map[chain.ThreadID]bool{}
 	w.ownSteps = map[chain.ThreadID]string{}
 	w.leftAlone = map[chain.ThreadID]string{}
+	w.failedAt = map[chain.ThreadID]string{}
 	var (
 		st    Stats
 		stMu  sync.Mutex
@@ -292,6 +297,9 @@ func (w *Worker) look(ctx context.Context) (*snapshot, error) {
 		if w.inflight[s.Thread] {
 			// Being stepped or pushed by this worker: its local head is
 			// ahead of the remote's until the push.
+			continue
+		}
+		if w.failedAt[s.Thread] == head {
 			continue
 		}
 		if s.HeadCommit != head {
@@ -734,6 +742,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		if ctx.Err() != nil {
 			return resultNoStep, nil
 		}
+		w.failedAt[c.id] = c.head
 		w.logf("thread %s: step failed: %s", c.id, text.FirstLine(o.Err, logWidth))
 		return resultFailed, nil
 	}
