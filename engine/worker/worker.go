@@ -30,7 +30,9 @@ const logWidth = 300
 type Outcome struct {
 	// Stepped is true when the step was appended to the local thread.
 	Stepped bool
-	// Status is the thread's status after the step, or what stopped it.
+	// Status is the thread's status after the step, or what stopped it
+	// ("suspended" without a step: a child thread playing its role
+	// suspended; "failed").
 	Status string
 	Err    string
 }
@@ -740,6 +742,12 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 			return resultLost, nil
 		}
 		if ctx.Err() != nil {
+			return resultNoStep, nil
+		}
+		if o.Status == string(chain.StatusSuspended) {
+			// A child thread playing the thread's role suspended: the
+			// thread waits for an answer, nothing failed.
+			w.logf("thread %s: suspended: %s", c.id, text.FirstLine(o.Err, logWidth))
 			return resultNoStep, nil
 		}
 		w.failedAt[c.id] = c.head
