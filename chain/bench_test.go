@@ -95,6 +95,65 @@ func BenchmarkList1000(b *testing.B) {
 	}
 }
 
+// BenchmarkListSuspendedChildren: warm `thread list --all` over 1,000
+// threads of which 300 are parents waiting on suspended children (the
+// overlay's slow path: the child's start commit and the parent are read
+// for each).
+func BenchmarkListSuspendedChildren(b *testing.B) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(b)
+	r := chaintest.Open(b, dir)
+	infos := map[string]*chain.WorkflowInfo{}
+	for _, w := range []struct{ name, yaml string }{{"asker", askerYAML}, {"middle", middleYAML}, {"plain", plainYAML}} {
+		info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(b, w.name, w.yaml))
+		if err != nil {
+			b.Fatal(err)
+		}
+		infos[w.name] = info
+	}
+	for i := 0; i < 400; i++ {
+		if _, err := r.StartThread(ctx, infos["plain"], fmt.Sprintf("task %d", i), dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < 300; i++ {
+		parent, err := r.StartThread(ctx, infos["middle"], fmt.Sprintf("parent %d", i), dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		child, err := r.StartChild(ctx, parent, "ask", infos["asker"], "the child task", ".")
+		if err != nil {
+			b.Fatal(err)
+		}
+		chaintest.Step(b, r, child.ID, "planner", map[string]any{"$status": "insufficient_info", "reason": "which API?"}, "")
+	}
+	if _, err := r.List(ctx, chain.ListOptions{All: true}); err != nil { // warm the cache
+		b.Fatal(err)
+	}
+	for _, objects := range []string{"loose", "packed"} {
+		b.Run(objects, func(b *testing.B) {
+			if objects == "packed" {
+				chaintest.Git(b, dir, "repack", "-adq")
+			}
+			for i := 0; i < b.N; i++ {
+				list, err := chaintest.Open(b, dir).List(ctx, chain.ListOptions{All: true})
+				if err != nil || len(list) != 1000 {
+					b.Fatalf("list: %d threads, %v", len(list), err)
+				}
+				n := 0
+				for _, s := range list {
+					if s.SuspendedChild != nil {
+						n++
+					}
+				}
+				if n != 300 {
+					b.Fatalf("%d parents wait on a suspended child, want 300", n)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkReadLong: what `thread read` and `thread steps --format json`
 // do in-process (CachedThread, then Read or Steps) on a 300-step thread
 // with the caches warm, with a freshly opened Repo (a new process) each

@@ -257,7 +257,8 @@ func (r *Repo) reaches(ctx context.Context, info *WorkflowInfo, target string, s
 
 // ActiveChild returns the child thread playing t's current role (the role
 // the moderator picked on t's head), nil when that role is played by an
-// agent or its child has not started.
+// agent, its child has not started, or the thread at the child's id does
+// not link back to t's head and role.
 func (r *Repo) ActiveChild(ctx context.Context, t *Thread) (*Thread, error) {
 	st, err := r.State(ctx, t)
 	if err != nil {
@@ -275,7 +276,50 @@ func (r *Repo) ActiveChild(ctx context.Context, t *Thread) (*Thread, error) {
 	if err != nil || tip.IsZero() {
 		return nil, err
 	}
-	return r.Thread(ctx, id)
+	child, err := r.Thread(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := r.isChildOf(ctx, child, t, role); err != nil || !ok {
+		return nil, err
+	}
+	return child, nil
+}
+
+// isChildOf reports whether child's start commit links it to role on
+// parent's head. Child ids are predictable, so a thread at one (fetched,
+// or made by hand) is only taken for the child when it points back.
+func (r *Repo) isChildOf(ctx context.Context, child, parent *Thread, role string) (bool, error) {
+	link, err := r.Parent(ctx, child)
+	if err != nil {
+		return false, err
+	}
+	return link != nil && *link == ParentLink{Thread: parent.ID, Head: parent.Head.Commit.String(), Role: role}, nil
+}
+
+// startLinksTo reports whether the start commit start carries the
+// Uwf-Parent link want: one commit read, for a child whose summary gives
+// its start commit.
+func (r *Repo) startLinksTo(start string, want ParentLink) bool {
+	if !isSHA1Hex(start) {
+		return false
+	}
+	c, err := gitobj.GetCommit(r.Store.Storer(), plumbing.NewHash(start))
+	if err != nil || len(c.ParentHashes) != 0 {
+		return false
+	}
+	link := parseParentTrailer(c.Message)
+	return link != nil && *link == want
+}
+
+// ActiveChildID returns the id that the child thread playing s's current
+// role has, or would have, on s's head (see ChildID); false when s has no
+// current role. Whether a workflow plays that role is not checked.
+func (s *Summary) ActiveChildID() (ThreadID, bool) {
+	if s.CurrentRole == nil || !isSHA1Hex(s.HeadCommit) {
+		return "", false
+	}
+	return childID(s.Thread, plumbing.NewHash(s.HeadCommit), s.UpdatedAt, *s.CurrentRole), true
 }
 
 // parseParentTrailer reads the Uwf-Parent trailer of a start commit's
@@ -310,8 +354,9 @@ const maxChildDepth = 16
 // is depth levels of children below the thread asked about): when t is
 // idle at a role played by a workflow and the child thread playing it is
 // suspended (or itself waits for a suspended child), t is suspended at
-// that role with the child's question. A child that cannot be read leaves
-// st as it is: stepping t reports why.
+// that role with the child's question. A child that cannot be read, or a
+// thread at the child's id that does not link back to t's head and role,
+// leaves st as it is: stepping t reports why.
 func (r *Repo) waitOnChild(ctx context.Context, t *Thread, st *State, depth int) error {
 	if st.Status != StatusIdle || depth >= maxChildDepth || !playedByWorkflow(t, st.CurrentRole) {
 		return nil
@@ -324,6 +369,9 @@ func (r *Repo) waitOnChild(ctx context.Context, t *Thread, st *State, depth int)
 	child, err := r.ThreadAt(ctx, id, tip)
 	if err != nil {
 		return nil
+	}
+	if ok, err := r.isChildOf(ctx, child, t, st.CurrentRole); err != nil || !ok {
+		return nil // not this role's child: stepping t reports it
 	}
 	cst, err := r.state(ctx, child, depth+1)
 	if err != nil {
@@ -347,9 +395,11 @@ func playedByWorkflow(t *Thread, role string) bool {
 // suspendWaiting applies waitOnChild to a listing: sums holds every
 // listed thread, strictly newest first, with its final status (running
 // included). A child's status is read from its own summary, so a parent
-// shows suspended exactly when its child does; the parent's own thread is
-// read (only when a suspended thread is at its child's id) to check that
-// its current role is played by a workflow.
+// shows suspended exactly when its child does. Only when a suspended
+// thread is at its child's id are two more reads made: the child's start
+// commit, to check that it links back to the parent's head and role, and
+// the parent's own thread, to check that its current role is played by a
+// workflow.
 func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
 	// A child's id carries its parent's head time, a commit time: a whole
 	// second. Only the few threads whose own id is on a whole second can
@@ -384,6 +434,11 @@ func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
 		}
 		visit(j, depth+1)
 		if sums[j].Status != StatusSuspended {
+			return
+		}
+		// The thread at the child's id must point back to this head and
+		// role: its start commit is in its summary.
+		if !r.startLinksTo(sums[j].StartCommit, ParentLink{Thread: s.Thread, Head: s.HeadCommit, Role: role}) {
 			return
 		}
 		if t, err := r.ThreadAt(ctx, s.Thread, head); err != nil || !playedByWorkflow(t, role) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/git-uwf/git-uwf/chain"
@@ -233,6 +234,109 @@ func TestSuspendedChildSuspendsParent(t *testing.T) {
 		t.Run(ph.name, func(t *testing.T) {
 			ph.step(t)
 			check(t, ph.want)
+		})
+	}
+}
+
+// TestForgedChildDoesNotSuspendParent: a suspended thread at a parent's
+// child id makes the parent suspended (in State, in cold and warm
+// listings) and is its ActiveChild only when its start commit links back
+// to the parent's head and role.
+func TestForgedChildDoesNotSuspendParent(t *testing.T) {
+	tests := []struct {
+		name string
+		// link is the Uwf-Parent value of the thread at the child id: ""
+		// for none; PARENT and HEAD are replaced by the parent's id and
+		// head commit.
+		link          string
+		wantSuspended bool
+	}{
+		{"no parent link", "", false},
+		{"link to another role", "PARENT HEAD review", false},
+		{"link to another head", "PARENT 0123456789abcdef0123456789abcdef01234567 ask", false},
+		{"link to another thread", "01M86ZCEFF4MS140TN5H88HQXG HEAD ask", false},
+		{"link back", "PARENT HEAD ask", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := chaintest.InitRepo(t)
+			repo := chaintest.Open(t, dir)
+			infos := map[string]*chain.WorkflowInfo{}
+			for _, w := range []struct{ name, yaml string }{{"asker", askerYAML}, {"middle", middleYAML}} {
+				info, _, err := repo.RegisterWorkflow(ctx, chaintest.Workflow(t, w.name, w.yaml))
+				if err != nil {
+					t.Fatal(err)
+				}
+				infos[w.name] = info
+			}
+			parent, err := repo.StartThread(ctx, infos["middle"], "the task", dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A thread of asker, its start commit rewritten with tt.link
+			// and put at the parent's child id, then suspended.
+			plain, err := repo.StartThread(ctx, infos["asker"], "forged task", dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := chain.ChildID(parent.ID, parent.Head, "ask")
+			msg := strings.ReplaceAll(chaintest.Git(t, dir, "log", "-1", "--format=%B", plain.Head.Commit.String()), string(plain.ID), string(id))
+			if tt.link != "" {
+				link := strings.NewReplacer("PARENT", string(parent.ID), "HEAD", parent.Head.Commit.String()).Replace(tt.link)
+				msg = strings.TrimRight(msg, "\n") + "\nUwf-Parent: " + link + "\n"
+			}
+			forged := strings.TrimSpace(chaintest.Git(t, dir, "commit-tree", plain.Head.Commit.String()+"^{tree}", "-m", msg))
+			chaintest.Git(t, dir, "update-ref", "refs/uwf/threads/"+string(id), forged)
+			chaintest.Step(t, repo, id, "planner", map[string]any{"$status": "insufficient_info", "reason": "which API?"}, "")
+
+			want := chain.StatusIdle
+			var wantChild chain.ThreadID
+			if tt.wantSuspended {
+				want, wantChild = chain.StatusSuspended, id
+			}
+			st, err := repo.State(ctx, parent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Status != want || st.SuspendedChild != wantChild {
+				t.Errorf("State = %s, child %q; want %s, %q", st.Status, st.SuspendedChild, want, wantChild)
+			}
+			active, err := repo.ActiveChild(ctx, parent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := active != nil; got != tt.wantSuspended {
+				t.Errorf("ActiveChild = %v, want a child: %v", active, tt.wantSuspended)
+			}
+			for _, listing := range []string{"cold", "warm"} {
+				if listing == "cold" {
+					if err := os.RemoveAll(filepath.Join(repo.UwfDir(), "cache")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				sums, err := repo.List(ctx, chain.ListOptions{All: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, s := range sums {
+					if s.Thread != parent.ID {
+						continue
+					}
+					found = true
+					var child chain.ThreadID
+					if s.SuspendedChild != nil {
+						child = *s.SuspendedChild
+					}
+					if s.Status != want || child != wantChild {
+						t.Errorf("%s listing: parent is %s, child %q; want %s, %q", listing, s.Status, child, want, wantChild)
+					}
+				}
+				if !found {
+					t.Errorf("%s listing: parent missing", listing)
+				}
+			}
 		})
 	}
 }

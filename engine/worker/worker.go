@@ -30,7 +30,9 @@ const logWidth = 300
 type Outcome struct {
 	// Stepped is true when the step was appended to the local thread.
 	Stepped bool
-	// Status is the thread's status after the step, or what stopped it.
+	// Status is the thread's status after the step, or what stopped it
+	// ("suspended" without a step: a child thread playing its role
+	// suspended; "failed").
 	Status string
 	Err    string
 }
@@ -63,6 +65,10 @@ type Worker struct {
 	// leftAlone remembers the threads reported as left alone (thread →
 	// "local remote"), so each is reported once per pair of heads.
 	leftAlone map[chain.ThreadID]string
+	// failedAt are the heads at which a step of a thread failed in this
+	// run (thread → head): a parent whose child thread failed stays idle,
+	// and is left to other workers or to a person like any failed thread.
+	failedAt map[chain.ThreadID]string
 
 	treeOnce  sync.Once
 	emptyTree string
@@ -132,6 +138,7 @@ func (w *Worker) Run(ctx context.Context, jobs int, untilIdle bool) (Stats, erro
 	w.inflight = map[chain.ThreadID]bool{}
 	w.ownSteps = map[chain.ThreadID]string{}
 	w.leftAlone = map[chain.ThreadID]string{}
+	w.failedAt = map[chain.ThreadID]string{}
 	var (
 		st    Stats
 		stMu  sync.Mutex
@@ -270,11 +277,18 @@ func (w *Worker) look(ctx context.Context) (*snapshot, error) {
 			snap.leased++
 		}
 	}
-	list, err := w.Repo.List(ctx, chain.ListOptions{Statuses: []chain.Status{chain.StatusIdle}})
+	list, err := w.Repo.List(ctx, chain.ListOptions{All: true})
 	if err != nil {
 		return nil, err
 	}
+	played := playedThrough(list)
 	for _, s := range list {
+		if s.Status != chain.StatusIdle || played[s.Thread] {
+			// A child thread (a role played by a workflow) is stepped
+			// through its parent, which adopts it: claimed on its own, its
+			// steps could run twice at once.
+			continue
+		}
 		head, onRemote := heads[s.Thread]
 		if !onRemote || (w.Workflow != "" && s.Workflow != w.Workflow) {
 			continue
@@ -287,6 +301,9 @@ func (w *Worker) look(ctx context.Context) (*snapshot, error) {
 			// ahead of the remote's until the push.
 			continue
 		}
+		if w.failedAt[s.Thread] == head {
+			continue
+		}
 		if s.HeadCommit != head {
 			w.divergent(ctx, s.Thread, s.HeadCommit, head, kinds[s.Thread.Ref()])
 			continue
@@ -296,6 +313,32 @@ func (w *Worker) look(ctx context.Context) (*snapshot, error) {
 	}
 	slices.SortFunc(snap.runnable, func(a, b candidate) int { return strings.Compare(string(a.id), string(b.id)) })
 	return snap, nil
+}
+
+// playedThrough returns the threads of list that are at the child id of
+// another listed thread's current role: children whose parent is still
+// running them. A child's id carries its parent's head time, a whole
+// second, so only threads created on one are looked for.
+func playedThrough(list []chain.Summary) map[chain.ThreadID]bool {
+	onSecond := map[int64]bool{}
+	for _, s := range list {
+		if ms := s.CreatedAt.UnixMilli(); ms%1000 == 0 && s.Status == chain.StatusIdle {
+			onSecond[ms] = true
+		}
+	}
+	if len(onSecond) == 0 {
+		return nil
+	}
+	played := map[chain.ThreadID]bool{}
+	for i := range list {
+		if !onSecond[list[i].UpdatedAt.UnixMilli()] {
+			continue
+		}
+		if id, ok := list[i].ActiveChildID(); ok {
+			played[id] = true
+		}
+	}
+	return played
 }
 
 // divergent handles a thread whose local head is not the remote's after
@@ -509,6 +552,82 @@ func (w *Worker) release(ctx context.Context, id chain.ThreadID, lease string) {
 	_, _ = w.push(rctx, []string{"--force-with-lease=" + ref + ":" + lease}, ":"+ref)
 }
 
+// releaseWithChildren deletes the worker's lease on a thread that got no
+// new step, pushing in the same atomic push the child threads the step
+// moved (a child that suspended, or failed after some steps): their steps
+// are paid for, and on the remote the parent shows suspended, or resumes
+// the same child when stepped again from another clone. Children the
+// remote has moved on from are not forced: the lease is then released
+// alone.
+func (w *Worker) releaseWithChildren(ctx context.Context, id chain.ThreadID, lease string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	specs, err := w.activeChildRefspecs(rctx, id)
+	if err != nil {
+		w.logf("thread %s: its child threads are not pushed: %s", id, text.FirstLine(err.Error(), logWidth))
+	}
+	if len(specs) > 0 {
+		ref := LeaseRef(id)
+		o, err := w.push(rctx, []string{"--force-with-lease=" + ref + ":" + lease}, append([]string{":" + ref}, specs...)...)
+		if o == pushTaken {
+			w.logf("thread %s: no step; pushed %d child thread(s) it moved", id, len(specs))
+			return
+		}
+		w.logf("thread %s: the child threads it moved are not pushed (%s)", id, text.FirstLine(pushReason(o, err), logWidth))
+	}
+	w.release(ctx, id, lease)
+}
+
+// pushReason says why a push was not taken.
+func pushReason(o pushOutcome, err error) string {
+	if o == pushRejected {
+		return "the remote refused them: it has moved them on"
+	}
+	return fmt.Sprint(err)
+}
+
+// activeChildRefspecs returns the refspecs that push the child thread
+// playing id's current role, and, through it, the children it names and
+// its own active child, for those whose local head is not the remote's
+// as last fetched. A thread at the child's id that does not link back to
+// id's head is no child (see chain.Repo.ActiveChild) and is not pushed.
+func (w *Worker) activeChildRefspecs(ctx context.Context, id chain.ThreadID) ([]string, error) {
+	t, err := w.Repo.Thread(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	active, err := w.Repo.ActiveChild(ctx, t)
+	if err != nil || active == nil {
+		return nil, err
+	}
+	cs := w.newChildSpecs()
+	if err := cs.add(ctx, active.ID); err != nil {
+		return nil, err
+	}
+	if len(cs.specs) == 0 {
+		return nil, nil
+	}
+	tracking := make([]string, 0, len(cs.ids))
+	for _, c := range cs.ids {
+		tracking = append(tracking, "refs/remotes/"+w.Remote+"/uwf/threads/"+string(c))
+	}
+	refs, err := w.Repo.ListRefs(ctx, tracking...)
+	if err != nil {
+		return nil, err
+	}
+	onRemote := map[string]bool{}
+	for _, r := range refs {
+		onRemote[r.OID+":"+strings.Replace(r.Name, "refs/remotes/"+w.Remote+"/uwf/", "refs/uwf/", 1)] = true
+	}
+	var moved []string
+	for _, spec := range cs.specs {
+		if !onRemote[spec] {
+			moved = append(moved, spec)
+		}
+	}
+	return moved, nil
+}
+
 type stepResult int
 
 const (
@@ -616,7 +735,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 	if lost || !o.Stepped {
 		defer w.mu.Unlock()
 		if !lost {
-			w.release(ctx, c.id, lease)
+			w.releaseWithChildren(ctx, c.id, lease)
 		}
 		w.resetLocal(ctx, c)
 		if lost {
@@ -625,6 +744,13 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		if ctx.Err() != nil {
 			return resultNoStep, nil
 		}
+		if o.Status == string(chain.StatusSuspended) {
+			// A child thread playing the thread's role suspended: the
+			// thread waits for an answer, nothing failed.
+			w.logf("thread %s: suspended: %s", c.id, text.FirstLine(o.Err, logWidth))
+			return resultNoStep, nil
+		}
+		w.failedAt[c.id] = c.head
 		w.logf("thread %s: step failed: %s", c.id, text.FirstLine(o.Err, logWidth))
 		return resultFailed, nil
 	}
@@ -679,43 +805,65 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 // any new ref is (created or fast-forwarded, never forced), in the step's
 // atomic push.
 func (w *Worker) childRefspecs(ctx context.Context, base, head string) ([]string, error) {
-	var specs []string
-	seen := map[chain.ThreadID]bool{}
-	var add func(id chain.ThreadID) error
-	add = func(id chain.ThreadID) error {
-		if seen[id] {
-			return nil
-		}
-		seen[id] = true
-		t, err := w.Repo.Thread(ctx, id)
-		if err != nil {
-			return fmt.Errorf("child thread %s: %w", id, err)
-		}
-		specs = append(specs, t.Head.Commit.String()+":"+id.Ref())
-		kids, err := w.Repo.Children(ctx, t)
-		if err != nil {
-			return fmt.Errorf("child thread %s: %w", id, err)
-		}
-		for _, k := range kids {
-			if err := add(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	cs := w.newChildSpecs()
 	for c := plumbing.NewHash(head); c.String() != base && !c.IsZero(); {
 		e, err := w.Repo.Entry(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		if e.Step != nil && e.Step.Child != "" {
-			if err := add(e.Step.Child); err != nil {
+			if err := cs.add(ctx, e.Step.Child); err != nil {
 				return nil, err
 			}
 		}
 		c = e.Parent
 	}
-	return specs, nil
+	return cs.specs, nil
+}
+
+// childSpecs gathers the refspecs that push child threads at their local
+// heads.
+type childSpecs struct {
+	repo  *chain.Repo
+	seen  map[chain.ThreadID]bool
+	ids   []chain.ThreadID
+	specs []string
+}
+
+func (w *Worker) newChildSpecs() *childSpecs {
+	return &childSpecs{repo: w.Repo, seen: map[chain.ThreadID]bool{}}
+}
+
+// add adds the child thread id, the children its steps name and the child
+// playing its current role (one it is still running), and theirs.
+func (cs *childSpecs) add(ctx context.Context, id chain.ThreadID) error {
+	if cs.seen[id] {
+		return nil
+	}
+	cs.seen[id] = true
+	t, err := cs.repo.Thread(ctx, id)
+	if err != nil {
+		return fmt.Errorf("child thread %s: %w", id, err)
+	}
+	cs.ids = append(cs.ids, id)
+	cs.specs = append(cs.specs, t.Head.Commit.String()+":"+id.Ref())
+	kids, err := cs.repo.Children(ctx, t)
+	if err != nil {
+		return fmt.Errorf("child thread %s: %w", id, err)
+	}
+	active, err := cs.repo.ActiveChild(ctx, t)
+	if err != nil {
+		return fmt.Errorf("child thread %s: %w", id, err)
+	}
+	if active != nil {
+		kids = append(kids, active.ID)
+	}
+	for _, k := range kids {
+		if err := cs.add(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // localHead reads the local thread ref.
