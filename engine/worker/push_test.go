@@ -149,3 +149,42 @@ func TestPushUntil(t *testing.T) {
 		t.Errorf("rejected push: %v after %d attempt(s), want rejected after 1", got, attempts)
 	}
 }
+
+// TestPushWithChildren: a child ref the remote refuses (it holds the child
+// further on) does not cost the step pushed with it: the step goes alone.
+// A step the remote refuses is refused with or without children.
+func TestPushWithChildren(t *testing.T) {
+	ctx := context.Background()
+	child := chain.ThreadID("01M87S9ME8QMZHNV9YES317Y90").Ref()
+	tests := []struct {
+		name                  string
+		step                  func(r *pushRig) string // the commit pushed to the thread
+		child                 func(r *pushRig) string // the commit pushed to the child
+		want                  pushOutcome
+		wantThread, wantChild func(r *pushRig) string
+	}{
+		{"step and child taken together", func(r *pushRig) string { return r.third }, func(r *pushRig) string { return r.third },
+			pushTaken, func(r *pushRig) string { return r.third }, func(r *pushRig) string { return r.third }},
+		{"child refused, step taken alone", func(r *pushRig) string { return r.third }, func(r *pushRig) string { return r.other },
+			pushTaken, func(r *pushRig) string { return r.third }, func(r *pushRig) string { return r.next }},
+		{"step refused", func(r *pushRig) string { return r.other }, func(r *pushRig) string { return r.third },
+			pushRejected, func(r *pushRig) string { return r.next }, func(r *pushRig) string { return r.next }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newPushRig(t)
+			gitIn(t, r.dir, "push", "-q", "origin", r.next+":"+child) // the remote's child, at next
+			ref := chain.ThreadID(testThread).Ref()
+			got, err := r.w.pushWithChildren(ctx, nil, []string{tt.step(r) + ":" + ref}, []string{tt.child(r) + ":" + child})
+			if got != tt.want {
+				t.Fatalf("push = %v (%v), want %v", got, err, tt.want)
+			}
+			if at := gitIn(t, r.bare, "rev-parse", ref); at != tt.wantThread(r) {
+				t.Errorf("remote thread at %s, want %s", at, tt.wantThread(r))
+			}
+			if at := gitIn(t, r.bare, "rev-parse", child); at != tt.wantChild(r) {
+				t.Errorf("remote child at %s, want %s", at, tt.wantChild(r))
+			}
+		})
+	}
+}

@@ -469,6 +469,23 @@ func classifyPush(stdout []byte, err error) pushOutcome {
 
 // push runs an atomic push and reports what came of it; a rejection is
 // not an error, a failure returns git's error (or ctx's).
+// pushWithChildren pushes refspecs and the child threads' refspecs in one
+// atomic push. When the remote refuses it and there were children, the
+// refspecs are pushed again alone: a child ref the remote holds further on
+// (someone pushed it by hand) must not cost the paid step that refspecs
+// carry; the children are then left to git uwf push.
+func (w *Worker) pushWithChildren(ctx context.Context, flags, refspecs, children []string) (pushOutcome, error) {
+	o, err := w.push(ctx, flags, append(slices.Clip(refspecs), children...)...)
+	if o != pushRejected || len(children) == 0 {
+		return o, err
+	}
+	o, err = w.push(ctx, flags, refspecs...)
+	if o == pushTaken {
+		w.logf("the remote refused the child threads pushed with %s; they are left to git uwf push %s", refspecs[0], w.Remote)
+	}
+	return o, err
+}
+
 func (w *Worker) push(ctx context.Context, flags []string, refspecs ...string) (pushOutcome, error) {
 	args := append([]string{"push", "--atomic", "--porcelain", "--no-verify"}, flags...)
 	args = append(args, w.Remote)
@@ -776,7 +793,7 @@ func (w *Worker) stepClaimed(ctx context.Context, c *candidate) (stepResult, *ca
 		defer pcancel()
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		return w.push(pctx, []string{"--force-with-lease=" + ref + ":" + lease}, append([]string{head + ":" + c.id.Ref(), ":" + ref}, children...)...)
+		return w.pushWithChildren(pctx, []string{"--force-with-lease=" + ref + ":" + lease}, []string{head + ":" + c.id.Ref(), ":" + ref}, children)
 	})
 	switch pushed {
 	case pushRejected:
