@@ -7,13 +7,30 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
+
+// ListOptions are the inputs of `thread list`.
+type ListOptions struct {
+	IO     *iostreams.IOStreams
+	Repo   func(context.Context) (*chain.Repo, error)
+	Getwd  func() (string, error)
+	Getenv func(string) string
+	Now    func() time.Time
+	Format cmdutil.Format
+
+	List chain.ListOptions
+	// Here keeps only the threads started on the branch checked out in
+	// the working directory.
+	Here bool
+}
 
 func newCmdList(f *cmdutil.Factory) *cli.Command {
 	return &cli.Command{
@@ -29,40 +46,44 @@ func newCmdList(f *cmdutil.Factory) *cli.Command {
 			if c.NArg() > 0 {
 				return cmdutil.FlagErrorf("thread list takes no arguments")
 			}
-			opts := chain.ListOptions{All: c.Bool("all")}
+			opts := &ListOptions{IO: f.IO, Repo: f.Repo, Getwd: f.Getwd, Getenv: f.Getenv, Now: f.Now,
+				List: chain.ListOptions{All: c.Bool("all")}, Here: c.Bool("here")}
 			if s := c.String("status"); s != "" {
 				for _, part := range strings.Split(s, ",") {
 					if strings.TrimSpace(part) == "active" {
-						opts.Statuses = append(opts.Statuses, chain.StatusIdle, chain.StatusRunning, chain.StatusSuspended, chain.StatusFailed)
+						opts.List.Statuses = append(opts.List.Statuses, chain.StatusIdle, chain.StatusRunning, chain.StatusSuspended, chain.StatusFailed)
 						continue
 					}
 					st, err := chain.ParseStatus(strings.TrimSpace(part))
 					if err != nil {
 						return cmdutil.FlagErrorf("--status: %v", err)
 					}
-					opts.Statuses = append(opts.Statuses, st)
+					opts.List.Statuses = append(opts.List.Statuses, st)
 				}
 			}
-			format, err := cmdutil.FormatOf(c)
-			if err != nil {
+			var err error
+			if opts.Format, err = cmdutil.FormatOf(c); err != nil {
 				return err
 			}
-			if c.Bool("here") {
-				return listHere(c.Context, f, opts, format)
-			}
-			return listRun(c.Context, f, opts, format)
+			return listRun(c.Context, opts)
 		},
 	}
 }
 
-func listRun(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
-	return listFiltered(ctx, f, opts, format, nil)
-}
-
-// listFiltered is listRun showing only the threads keep accepts (nil: all).
-func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format,
-	keep func(chain.Summary) bool) error {
-	repo, err := f.Repo(ctx)
+func listRun(ctx context.Context, opts *ListOptions) error {
+	var keep func(chain.Summary) bool
+	if opts.Here {
+		wd, err := opts.Getwd()
+		if err != nil {
+			return err
+		}
+		here := workTreeCode(ctx, wd)
+		if here.Branch == "" {
+			return errors.New("thread list --here: HEAD is not on a branch (detached or outside a work tree)")
+		}
+		keep = func(s chain.Summary) bool { return s.Branch == here.Branch }
+	}
+	repo, err := opts.Repo(ctx)
 	if err != nil {
 		return err
 	}
@@ -71,18 +92,18 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 	if err != nil {
 		return fmt.Errorf("list threads: %w", err)
 	}
-	defer cmdutil.RelaxGCWithin(f.Getenv, listMemoryLimit(len(refs)))()
-	list, err := repo.List(ctx, opts)
+	defer cmdutil.RelaxGCWithin(opts.Getenv, listMemoryLimit(len(refs)))()
+	list, err := repo.List(ctx, opts.List)
 	if err != nil {
 		return err
 	}
 	if keep != nil {
 		list = slices.DeleteFunc(list, func(s chain.Summary) bool { return !keep(s) })
 	}
-	now := f.Now()
-	return cmdutil.Print(f.IO, format, list, func(w io.Writer) error {
+	now := opts.Now()
+	return cmdutil.Print(opts.IO, opts.Format, list, func(w io.Writer) error {
 		if len(list) == 0 {
-			if opts.All {
+			if opts.List.All {
 				fmt.Fprintln(w, "no threads yet: start one with git uwf thread start <workflow> -p \"<task>\"")
 			} else {
 				fmt.Fprintln(w, "no active threads (git uwf thread list --all shows finished ones)")
@@ -93,7 +114,7 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 		// cost for thousands of threads.
 		t := cmdutil.NewTable("THREAD", "WORKFLOW", "STATUS", "NEXT", "FORK", "UPDATED", "TASK")
 		t.Grow(len(list))
-		if f.IO.ColorEnabled() {
+		if opts.IO.ColorEnabled() {
 			t.Style(2, cmdutil.ColorStatus)
 		}
 		for _, s := range list {
@@ -125,18 +146,4 @@ func listFiltered(ctx context.Context, f *cmdutil.Factory, opts chain.ListOption
 // returning memory to the system).
 func listMemoryLimit(n int) int64 {
 	return max(28<<20, 4<<20+int64(n)*2560)
-}
-
-// listHere lists the threads started on the branch checked out in the
-// working directory.
-func listHere(ctx context.Context, f *cmdutil.Factory, opts chain.ListOptions, format cmdutil.Format) error {
-	wd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	here := workTreeCode(ctx, wd)
-	if here.Branch == "" {
-		return errors.New("thread list --here: HEAD is not on a branch (detached or outside a work tree)")
-	}
-	return listFiltered(ctx, f, opts, format, func(s chain.Summary) bool { return s.Branch == here.Branch })
 }
