@@ -116,18 +116,7 @@ func (r *Repo) adoptChild(ctx context.Context, id ThreadID, parent *Thread, role
 // Parent returns the parent link of a child thread (nil for a thread
 // started by hand): the Uwf-Parent trailer of its start commit.
 func (r *Repo) Parent(ctx context.Context, t *Thread) (*ParentLink, error) {
-	c := t.Head.Commit
-	s := r.Store.Storer()
-	for {
-		commit, err := gitobj.GetCommit(s, c)
-		if err != nil {
-			return nil, fmt.Errorf("thread %s: read %s: %w", t.ID, c, err)
-		}
-		if len(commit.ParentHashes) == 0 {
-			return parseParentTrailer(commit.Message), nil
-		}
-		c = commit.ParentHashes[0]
-	}
+	return r.parentFrom(t, t.Head.Commit)
 }
 
 // ChildStep is what a child thread produced for its parent's step.

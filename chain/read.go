@@ -137,11 +137,11 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	return strings.Join(parts, "\n\n---\n\n") + "\n", nil
 }
 
-// parentFrom is Parent for a thread whose chain is known to reach commit
-// start (its start entry): the link is the trailer of the root commit,
-// which Parent finds by reading every commit from the head, and which is
-// start itself (or behind it) here. Read used to pay that walk, one commit
-// read per step (three quarters of a warm read of 1,000 steps).
+// parentFrom returns the parent link of t from commit start on its chain:
+// the Uwf-Parent trailer of the root commit, reached through first
+// parents. Parent starts at the head; Read starts at the chain's start
+// entry, which it already has, instead of paying one commit read per
+// step (three quarters of a warm read of 1,000 steps).
 func (r *Repo) parentFrom(t *Thread, start plumbing.Hash) (*ParentLink, error) {
 	s := r.Store.Storer()
 	for c := start; ; {
