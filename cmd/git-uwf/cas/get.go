@@ -40,11 +40,7 @@ func newCmdGet(f *cmdutil.Factory) *cli.Command {
 			&cli.BoolFlag{Name: "expand", Usage: "replace references by the nodes they name, recursively"},
 		},
 		Action: func(c *cli.Context) error {
-			alias, err := cmdutil.OneArg(c, "alias")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			alias, format, err := cmdutil.OneArgAndFormat(c, "alias")
 			if err != nil {
 				return err
 			}

@@ -35,11 +35,7 @@ func newCmdHas(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage:   "<alias>",
 		Description: "Prints the answer and exits 0 when the node is present, 1 when it is absent, and 2\nwhen <alias> is not an alias or alias prefix.",
 		Action: func(c *cli.Context) error {
-			alias, err := cmdutil.OneArg(c, "alias")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			alias, format, err := cmdutil.OneArgAndFormat(c, "alias")
 			if err != nil {
 				return err
 			}

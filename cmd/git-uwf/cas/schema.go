@@ -58,11 +58,7 @@ func newCmdSchema(f *cmdutil.Factory) *cli.Command {
 				ArgsUsage:   "<alias|title>",
 				Description: "<alias|title> is a schema alias, an unambiguous prefix, or a schema title.",
 				Action: func(c *cli.Context) error {
-					arg, err := cmdutil.OneArg(c, "schema alias or title")
-					if err != nil {
-						return err
-					}
-					format, err := cmdutil.FormatOf(c)
+					arg, format, err := cmdutil.OneArgAndFormat(c, "schema alias or title")
 					if err != nil {
 						return err
 					}

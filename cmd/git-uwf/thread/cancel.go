@@ -96,11 +96,7 @@ func newCmdCancel(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "thread id")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			arg, format, err := cmdutil.OneArgAndFormat(c, "thread id")
 			if err != nil {
 				return err
 			}

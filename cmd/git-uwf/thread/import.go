@@ -35,11 +35,7 @@ func newCmdImport(f *cmdutil.Factory) *cli.Command {
 			"its id while yours is saved as a fork.",
 		Flags: []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "bundle file")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			arg, format, err := cmdutil.OneArgAndFormat(c, "bundle file")
 			if err != nil {
 				return err
 			}

@@ -35,11 +35,7 @@ func newCmdRead(f *cmdutil.Factory) *cli.Command {
 			if c.Int("quota") <= 0 {
 				return cmdutil.FlagErrorf("--quota must be positive")
 			}
-			arg, err := cmdutil.OneArg(c, "thread id")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			arg, format, err := cmdutil.OneArgAndFormat(c, "thread id")
 			if err != nil {
 				return err
 			}

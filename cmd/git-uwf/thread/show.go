@@ -84,11 +84,7 @@ func newCmdShow(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<thread>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "thread id")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			arg, format, err := cmdutil.OneArgAndFormat(c, "thread id")
 			if err != nil {
 				return err
 			}

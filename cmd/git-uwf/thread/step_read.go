@@ -35,11 +35,7 @@ func newCmdStepRead(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "step (alias or commit)")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			arg, format, err := cmdutil.OneArgAndFormat(c, "step (alias or commit)")
 			if err != nil {
 				return err
 			}

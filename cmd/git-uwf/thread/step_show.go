@@ -47,11 +47,7 @@ func newCmdStepShow(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage: "<step>",
 		Flags:     []cli.Flag{cmdutil.FormatFlag()},
 		Action: func(c *cli.Context) error {
-			arg, err := cmdutil.OneArg(c, "step (alias or commit)")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			arg, format, err := cmdutil.OneArgAndFormat(c, "step (alias or commit)")
 			if err != nil {
 				return err
 			}

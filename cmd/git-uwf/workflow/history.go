@@ -41,11 +41,7 @@ func newCmdHistory(f *cmdutil.Factory) *cli.Command {
 		ArgsUsage:   "<name>",
 		Description: "<name> is a registered workflow name, or the alias of one of its versions.",
 		Action: func(c *cli.Context) error {
-			name, err := cmdutil.OneArg(c, "workflow name")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			name, format, err := cmdutil.OneArgAndFormat(c, "workflow name")
 			if err != nil {
 				return err
 			}

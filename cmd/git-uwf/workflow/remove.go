@@ -25,11 +25,7 @@ func newCmdRemove(f *cmdutil.Factory) *cli.Command {
 			cmdutil.FormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			name, err := cmdutil.OneArg(c, "workflow name")
-			if err != nil {
-				return err
-			}
-			format, err := cmdutil.FormatOf(c)
+			name, format, err := cmdutil.OneArgAndFormat(c, "workflow name")
 			if err != nil {
 				return err
 			}

@@ -44,3 +44,17 @@ func AbsPath(getwd func() (string, error), path string) (string, error) {
 	}
 	return filepath.Join(wd, path), nil
 }
+
+// OneArgAndFormat is OneArg and then FormatOf, what most commands that
+// take one argument start with.
+func OneArgAndFormat(c *cli.Context, what string) (string, Format, error) {
+	arg, err := OneArg(c, what)
+	if err != nil {
+		return "", "", err
+	}
+	format, err := FormatOf(c)
+	if err != nil {
+		return "", "", err
+	}
+	return arg, format, nil
+}
