@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/git-uwf/git-uwf/chain"
@@ -276,18 +275,7 @@ func TestForgedChildDoesNotSuspendParent(t *testing.T) {
 			}
 			// A thread of asker, its start commit rewritten with tt.link
 			// and put at the parent's child id, then suspended.
-			plain, err := repo.StartThread(ctx, infos["asker"], "forged task", dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := chain.ChildID(parent.ID, parent.Head, "ask")
-			msg := strings.ReplaceAll(chaintest.Git(t, dir, "log", "-1", "--format=%B", plain.Head.Commit.String()), string(plain.ID), string(id))
-			if tt.link != "" {
-				link := strings.NewReplacer("PARENT", string(parent.ID), "HEAD", parent.Head.Commit.String()).Replace(tt.link)
-				msg = strings.TrimRight(msg, "\n") + "\nUwf-Parent: " + link + "\n"
-			}
-			forged := strings.TrimSpace(chaintest.Git(t, dir, "commit-tree", plain.Head.Commit.String()+"^{tree}", "-m", msg))
-			chaintest.Git(t, dir, "update-ref", "refs/uwf/threads/"+string(id), forged)
+			id := forgeChild(t, dir, repo, infos["asker"], parent, "ask", tt.link)
 			chaintest.Step(t, repo, id, "planner", map[string]any{"$status": "insufficient_info", "reason": "which API?"}, "")
 
 			want := chain.StatusIdle

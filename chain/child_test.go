@@ -80,18 +80,8 @@ func TestStartChildRefusesForeignThread(t *testing.T) {
 			}
 			// Forge the child: a thread of tt.workflow, its start commit
 			// rewritten with the forged link and put at the child's id.
-			plain, err := repo.StartThread(ctx, infos[tt.workflow], "forged task", dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := chain.ChildID(parent.ID, parent.Head, "fix")
-			msg := strings.ReplaceAll(chaintest.Git(t, dir, "log", "-1", "--format=%B", plain.Head.Commit.String()), string(plain.ID), string(id))
-			if tt.link != "" {
-				link := strings.NewReplacer("PARENT", string(parent.ID), "HEAD", parent.Head.Commit.String()).Replace(tt.link)
-				msg = strings.TrimRight(msg, "\n") + "\nUwf-Parent: " + link + "\n"
-			}
-			forged := strings.TrimSpace(chaintest.Git(t, dir, "commit-tree", plain.Head.Commit.String()+"^{tree}", "-m", msg))
-			chaintest.Git(t, dir, "update-ref", "refs/uwf/threads/"+string(id), forged)
+			id := forgeChild(t, dir, repo, infos[tt.workflow], parent, "fix", tt.link)
+			forged := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", "refs/uwf/threads/"+string(id)))
 
 			child, err := repo.StartChild(ctx, parent, "fix", infos["plan-work"], "Fix it.", ".")
 			if tt.wantErr {
@@ -107,4 +97,25 @@ func TestStartChildRefusesForeignThread(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forgeChild puts a thread of info at parent's child id for role: a new
+// thread's start commit with its id rewritten to the child's and, unless
+// link is "", an Uwf-Parent trailer (PARENT and HEAD in link stand for the
+// parent's id and head commit). It returns the child id.
+func forgeChild(t *testing.T, dir string, repo *chain.Repo, info *chain.WorkflowInfo, parent *chain.Thread, role, link string) chain.ThreadID {
+	t.Helper()
+	plain, err := repo.StartThread(context.Background(), info, "forged task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := chain.ChildID(parent.ID, parent.Head, role)
+	msg := strings.ReplaceAll(chaintest.Git(t, dir, "log", "-1", "--format=%B", plain.Head.Commit.String()), string(plain.ID), string(id))
+	if link != "" {
+		link = strings.NewReplacer("PARENT", string(parent.ID), "HEAD", parent.Head.Commit.String()).Replace(link)
+		msg = strings.TrimRight(msg, "\n") + "\nUwf-Parent: " + link + "\n"
+	}
+	forged := strings.TrimSpace(chaintest.Git(t, dir, "commit-tree", plain.Head.Commit.String()+"^{tree}", "-m", msg))
+	chaintest.Git(t, dir, "update-ref", "refs/uwf/threads/"+string(id), forged)
+	return id
 }
