@@ -5,10 +5,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/internal/fakemodel"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -206,4 +208,93 @@ func text(t *testing.T, r *chain.Repo, a objects.Alias) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestExecuteLLMExtraction runs the LLM fallback through Execute: after the
+// retries, the model's object becomes the step's output. A schema that
+// declares no properties keeps every field the model returned, and one
+// that declares them keeps only those; the output is validated like any
+// other.
+func TestExecuteLLMExtraction(t *testing.T) {
+	const noProps = `name: notes
+roles:
+  writer:
+    frontmatter:
+      type: object
+      required: [summary]
+      additionalProperties: {type: string}
+graph:
+  $START:
+    _: {role: writer, prompt: "Write."}
+  writer:
+    _: {role: $END, prompt: "Done."}
+`
+	tests := []struct {
+		name, workflow, role, model string
+		wantOutput, wantErr         string
+	}{
+		{name: "no properties keeps every field", workflow: noProps, role: "writer",
+			model: `{"summary":"short","detail":"long"}`, wantOutput: `{"detail":"long","summary":"short"}`},
+		{name: "declared properties only", workflow: reviewYAML, role: "reviewer",
+			model: `{"$status":"approved","comments":"fine","extra":"x"}`, wantOutput: `{"$status":"approved","comments":"fine"}`},
+		{name: "model output validated", workflow: noProps, role: "writer",
+			model: `{"detail":"no summary"}`, wantErr: "llm extraction"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			srv, err := fakemodel.New(func(fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: tt.model} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Close)
+			dir := chaintest.InitRepo(t)
+			r := chaintest.Open(t, dir)
+			info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(t, "w", tt.workflow))
+			if err != nil {
+				t.Fatal(err)
+			}
+			th, err := r.StartThread(ctx, info, "Go.", dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := agentkit.NewSession(ctx, r, agentkit.Request{Thread: string(th.ID), Role: tt.role, EdgePrompt: "Go.", Cwd: dir}, agentkit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			llm := &agentkit.LLMEndpoint{BaseURL: srv.URL + "/v1/", Model: "m", Timeout: 10 * time.Second}
+			agent := &scriptAgent{replies: []string{"No frontmatter at all.\n"}}
+			out, err := agentkit.Execute(ctx, s, agent, agentkit.Options{Retries: -1, LLM: llm})
+			if len(srv.ModelRequests()) != 1 {
+				t.Errorf("model asked %d times, want once", len(srv.ModelRequests()))
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Execute error = %v, want one about %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Extraction != "llm" {
+				t.Errorf("extraction = %q, want llm", out.Extraction)
+			}
+			n, err := r.Store.Get(objects.Alias(out.StepHash))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sn chain.StepNode
+			if err := n.Decode(&sn); err != nil {
+				t.Fatal(err)
+			}
+			output, err := r.Store.Get(sn.Output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(output.Payload) != tt.wantOutput {
+				t.Errorf("output %s, want %s", output.Payload, tt.wantOutput)
+			}
+		})
+	}
 }
