@@ -2,6 +2,7 @@ package thread
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -220,7 +221,7 @@ func stepRun(ctx context.Context, opts *StepOptions) error {
 		stepErr = fmt.Errorf("stopped after --max-steps %d steps; thread %s is still running its workflow (raise --max-steps or step again)", opts.Count, id)
 	}
 	if len(results) == 0 && stepErr != nil {
-		return busyExit(stepErr)
+		return stepExit(stepErr)
 	}
 	if results == nil {
 		results = []*engine.Result{}
@@ -239,9 +240,19 @@ func stepRun(ctx context.Context, opts *StepOptions) error {
 		return nil
 	})
 	if stepErr != nil {
-		return busyExit(stepErr)
+		return stepExit(stepErr)
 	}
 	return perr
+}
+
+// stepExit is busyExit plus exit code 4 for a thread that waits for an
+// answer, so that a caller (step --all, a worker) tells it from a failure
+// without reading the message.
+func stepExit(err error) error {
+	if errors.Is(err, engine.ErrSuspended) {
+		return &cmdutil.ExitError{Code: cmdutil.ExitSuspended, Err: err}
+	}
+	return busyExit(err)
 }
 
 func printStepLine(w io.Writer, r *engine.Result) {

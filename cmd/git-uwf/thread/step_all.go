@@ -180,6 +180,8 @@ func stepProcess(ctx context.Context, self, dir string, env []string, thread str
 		return scheduler.Outcome{Status: "busy", Err: msg}
 	case exit.ExitCode() == cmdutil.ExitLocked:
 		return scheduler.Outcome{Status: "dropped", Err: msg}
+	case exit.ExitCode() == cmdutil.ExitSuspended:
+		return scheduler.Outcome{Status: string(chain.StatusSuspended), Err: msg}
 	case strings.Contains(msg, "was cancelled while stepping"):
 		return scheduler.Outcome{Status: "cancelled", Err: msg}
 	}

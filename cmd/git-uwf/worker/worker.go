@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -113,12 +112,9 @@ func workerRun(ctx context.Context, opts *Options) error {
 	w := &worker.Worker{Repo: repo, Remote: remote, Name: opts.Name, Lease: opts.Lease,
 		Workflow: opts.Workflow, Log: opts.IO.ErrOut, Now: opts.Now,
 		Step: func(ctx context.Context, id chain.ThreadID) worker.Outcome {
+			// A thread whose child suspended comes back "suspended"
+			// (exit 4), not failed.
 			o := thread.StepProcess(ctx, self, dir, opts.Environ(), string(id), extra)
-			if !o.Stepped && o.Status == "failed" && strings.Contains(o.Err, "waits for its child thread") {
-				// The role's child thread suspended: the thread is
-				// suspended with it, not failed (see engine.runChild).
-				o.Status = string(chain.StatusSuspended)
-			}
 			return worker.Outcome{Stepped: o.Stepped, Status: o.Status, Err: o.Err}
 		},
 	}

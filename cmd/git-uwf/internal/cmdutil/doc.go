@@ -8,6 +8,7 @@
 //	0    success
 //	1    failure (default); also [ErrSilent], after the command printed its own message
 //	2    usage error: [*FlagError] (unknown flag, bad argument)
+//	4    the thread waits for an answer: it, or the child thread playing its role, is suspended ([ExitSuspended])
 //	75   temporarily unavailable, e.g. a lock held by another process ([*ExitError] with [ExitLocked])
 //	130  cancelled: [ErrCancelled] or [context.Canceled] (Ctrl-C)
 //

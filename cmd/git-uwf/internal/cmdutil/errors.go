@@ -13,6 +13,7 @@ const (
 	ExitOK        = 0
 	ExitFailure   = 1
 	ExitUsage     = 2
+	ExitSuspended = 4
 	ExitLocked    = 75
 	ExitCancelled = 130
 )
