@@ -61,10 +61,14 @@ func checkRelativeJSONPointer(s string) error {
 	if n > 1 && s[0] == '0' {
 		return errors.New("integer with a leading zero")
 	}
-	if s[n:] == "#" {
+	switch rest := s[n:]; {
+	case rest == "#" || rest == "":
 		return nil
+	case rest[0] != '/':
+		return errors.New("integer not followed by # or /")
+	default:
+		return checkJSONPointer(rest)
 	}
-	return checkJSONPointer(s[n:])
 }
 
 // checkSemver accepts a semantic version (semver.org 2.0.0):

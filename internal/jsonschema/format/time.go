@@ -152,15 +152,13 @@ func checkDuration(s string) error {
 	if clock == "" {
 		return errors.New("nothing after T")
 	}
-	if strings.Contains(clock, "T") {
-		return errors.New("more than one T")
-	}
 	return durationUnits(clock, "HMS")
 }
 
 // durationUnits checks s, a run of number-unit pairs whose units must come
-// from units, in its order, each at most once.
-func durationUnits(s, units string) error {
+// from all, in its order, each at most once.
+func durationUnits(s, all string) error {
+	units := all
 	for s != "" {
 		n := leadingDigits(s)
 		if n == 0 {
@@ -172,7 +170,10 @@ func durationUnits(s, units string) error {
 		}
 		j := strings.IndexByte(units, s[0])
 		if j < 0 {
-			return fmt.Errorf("unit %q out of place", s[0])
+			if strings.IndexByte(all, s[0]) < 0 {
+				return fmt.Errorf("%q is not a unit here", s[0])
+			}
+			return fmt.Errorf("unit %q out of order or repeated", s[0])
 		}
 		units, s = units[j+1:], s[1:]
 	}
