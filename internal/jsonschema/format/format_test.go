@@ -2,6 +2,7 @@ package format
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -229,6 +230,54 @@ func TestAgreesWithV6(t *testing.T) {
 		if !knownStricter(c.name, c.s) {
 			t.Errorf("knownStricter(%s, %q) = false", c.name, c.s)
 		}
+	}
+}
+
+// TestCalendarAgreesWithV6 sweeps the fields of dates and of leap-second
+// times, where the rules are arithmetic, against the old validator.
+func TestCalendarAgreesWithV6(t *testing.T) {
+	var dates, times []string
+	for _, y := range []string{"0000", "0004", "1900", "2000", "2021", "2024", "2100", "9999"} {
+		for m := 0; m <= 13; m++ {
+			for d := 0; d <= 32; d++ {
+				dates = append(dates, fmt.Sprintf("%s-%02d-%02d", y, m, d))
+			}
+		}
+	}
+	for _, off := range []string{"Z", "+00:00", "-00:00", "+00:01", "-00:01", "+01:00", "-08:00", "+05:30", "+23:59", "-23:59"} {
+		for h := 0; h < 24; h++ {
+			for m := 0; m < 60; m++ {
+				times = append(times, fmt.Sprintf("%02d:%02d:60%s", h, m, off))
+			}
+		}
+	}
+	valid := 0
+	for _, sweep := range []struct {
+		name   string
+		values []string
+	}{
+		{"date", dates},
+		{"time", times},
+		{"date-time", func() (out []string) {
+			for i, tm := range times {
+				out = append(out, dates[i%len(dates)]+"T"+tm)
+			}
+			return out
+		}()},
+	} {
+		check, old := lookup(t, sweep.name), oracle(t, sweep.name)
+		for _, s := range sweep.values {
+			got, want := check(s), old.Validate(s)
+			if (got == nil) != (want == nil) {
+				t.Errorf("%s %q: got %v, v6 %v", sweep.name, s, got, want)
+			}
+			if got == nil {
+				valid++
+			}
+		}
+	}
+	if valid == 0 {
+		t.Fatal("the sweep found nothing valid")
 	}
 }
 
