@@ -12,6 +12,14 @@
 //   - time, date-time and period: a two-digit field with a sign, "+1:00:00Z";
 //   - email: an empty local part, "@example.com".
 //
+// The names it knows are v6's: date-time, date, time, duration, period,
+// email, hostname, ipv4, ipv6, uri, uri-reference, iri, iri-reference,
+// uri-template, uuid, json-pointer, relative-json-pointer, regex and
+// semver. v6 has no idn-email or idn-hostname and lets any value through
+// under a name it does not know, as a validator should under a name
+// Lookup does not know. "regex" is Go's regexp syntax, as v6's default,
+// not ECMA-262.
+//
 // The package does no work when it is loaded: the checkers are plain
 // functions and Lookup is a switch. The URI formats are what Go's net/url
 // parses, as they were for the old validator.
