@@ -1,13 +1,13 @@
 # git-uwf — build, test and install. Requires GNU make, Go and git.
 #
-#   make build     bin/git-uwf (version from `git describe`)
+#   make build     bin/git-uwf and bin/git-uwf-serve, the web viewer (version from `git describe`)
 #   make test      the test suite (the command the README names)
 #   make test-agents  end-to-end tests with the real agent CLIs (npm, >1 GB cache)
 #   make lint      gofmt, go vet, staticcheck (when installed)
 #   make bench     Go benchmarks and the scale table (docs/performance.md)
 #   make fuzz      every Fuzz target for $(FUZZTIME) each
 #   make man       git-uwf.1
-#   make install   binary and man page under $(PREFIX)
+#   make install   both programs and the man page under $(PREFIX)
 #   make demo      build, then run `git-uwf demo`
 #   make clean
 
@@ -17,7 +17,8 @@ BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man/man1
 FUZZTIME ?= 10s
 
-BIN     := bin/git-uwf
+BIN       := bin/git-uwf
+SERVE_BIN := bin/git-uwf-serve
 MANPAGE := git-uwf.1
 ifeq ($(origin VERSION),undefined)
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null)
@@ -36,8 +37,13 @@ CGO     := 0
 
 all: build
 
+# git uwf serve runs git-uwf-serve from the directory git-uwf is in, so the
+# two are built and installed side by side. The viewer is a program of its
+# own so that every other command starts without initialising it (see
+# docs/architecture.md, "Why a second binary").
 build:
 	CGO_ENABLED=$(CGO) $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/git-uwf
+	CGO_ENABLED=$(CGO) $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' -o $(SERVE_BIN) ./cmd/git-uwf-serve
 
 # Written by a generator of its own from the same command table the binary
 # runs, so git-uwf does not carry it.
@@ -49,6 +55,7 @@ man:
 install: build man
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)'
 	install -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/git-uwf'
+	install -m 0755 $(SERVE_BIN) '$(DESTDIR)$(BINDIR)/git-uwf-serve'
 	install -m 0644 $(MANPAGE) '$(DESTDIR)$(MANDIR)/git-uwf.1'
 
 test:

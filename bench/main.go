@@ -78,8 +78,11 @@ func (r row) ratio() string {
 type bench struct {
 	cfg  config
 	root string
-	bin  string
-	rows []row
+	bin  string // git-uwf
+	// serveBin is git-uwf-serve, the viewer git uwf serve runs, built
+	// next to bin.
+	serveBin string
+	rows     []row
 }
 
 func run(ctx context.Context, c config) error {
@@ -92,16 +95,16 @@ func run(ctx context.Context, c config) error {
 	} else {
 		defer os.RemoveAll(root)
 	}
-	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf")}
-	logf("building git-uwf")
+	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf"), serveBin: filepath.Join(root, "git-uwf-serve")}
+	logf("building git-uwf and git-uwf-serve")
 	// The tags and cgo setting `make build` uses (Makefile GOTAGS, CGO):
 	// without the tags urfave/cli links its man-page export into the
 	// binary; with cgo it is dynamically linked. Start-up pays for both.
-	build := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", b.bin, "./cmd/git-uwf")
+	build := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", root+string(filepath.Separator), "./cmd/git-uwf", "./cmd/git-uwf-serve")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("build git-uwf: %w", err)
+		return fmt.Errorf("build git-uwf and git-uwf-serve: %w", err)
 	}
 	want := func(name string) bool {
 		return c.only == "" || strings.Contains(","+c.only+",", ","+name+",")

@@ -27,7 +27,9 @@ func (b *bench) serveFigure(ctx context.Context) error {
 	if _, err := proc(f.dir, nil, b.bin, "thread", "list", "--all"); err != nil { // build the caches
 		return err
 	}
-	cmd := exec.CommandContext(ctx, b.bin, "serve", "--addr", "127.0.0.1:0")
+	// The viewer itself rather than `git uwf serve`, which runs it: the
+	// same pages, and the memory below is the viewer's, not git-uwf's.
+	cmd := exec.CommandContext(ctx, b.serveBin, "--addr", "127.0.0.1:0")
 	cmd.Dir = f.dir
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

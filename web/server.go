@@ -1,5 +1,5 @@
 // Package web is `git uwf serve`: a read-only viewer of a repository's
-// threads and workflows, served from the binary. Templates, the stylesheet
+// threads and workflows, linked into git-uwf-serve only. Templates, the stylesheet
 // and the one script are embedded with go:embed; nothing is fetched from
 // elsewhere. Every page is a GET; any other method gets 405. Everything an
 // agent produced is untrusted: html/template escapes it, markdown is

@@ -32,6 +32,7 @@ var layers = []struct {
 	{"web", 3},               //
 	{"bench", 4},             // measures everything below the commands
 	{"test", 4},              //
+	{"cmd/git-uwf-serve", 5}, // the web viewer's program: the serve command alone
 	{"cmd", 5},               // commands
 }
 

@@ -21,12 +21,16 @@ import (
 // notLinked are packages git-uwf must not link: an import path, or every
 // package below it when it ends in "/".
 var notLinked = map[string]string{
-	"github.com/cpuguy83/go-md2man/v2/md2man":     "man page rendering belongs to cmd/git-uwf/genman (build with the Makefile's GOTAGS)",
-	"github.com/russross/blackfriday/v2":          "markdown for man pages: cmd/git-uwf/genman only",
-	"github.com/go-git/go-git/v5":                 "go-git's porcelain; use the plumbing and storage packages",
-	"github.com/go-git/go-git/v5/plumbing/object": "it links OpenPGP for signature verification; read and write commits and trees with internal/gitobj",
-	"github.com/ProtonMail/go-crypto/":            "OpenPGP (its curve tables are built at init); git-uwf neither signs nor verifies commits",
-	"github.com/cloudflare/circl/":                "the curves of OpenPGP; see github.com/ProtonMail/go-crypto/",
+	"github.com/cpuguy83/go-md2man/v2/md2man":      "man page rendering belongs to cmd/git-uwf/genman (build with the Makefile's GOTAGS)",
+	"github.com/russross/blackfriday/v2":           "markdown for man pages: cmd/git-uwf/genman only",
+	"github.com/go-git/go-git/v5":                  "go-git's porcelain; use the plumbing and storage packages",
+	"github.com/go-git/go-git/v5/plumbing/object":  "it links OpenPGP for signature verification; read and write commits and trees with internal/gitobj",
+	"github.com/ProtonMail/go-crypto/":             "OpenPGP (its curve tables are built at init); git-uwf neither signs nor verifies commits",
+	"github.com/cloudflare/circl/":                 "the curves of OpenPGP; see github.com/ProtonMail/go-crypto/",
+	"github.com/yuin/goldmark":                     "see github.com/yuin/goldmark/",
+	"github.com/yuin/goldmark/":                    "markdown for the web viewer, which is git-uwf-serve's (cmd/git-uwf-serve); git uwf serve runs that program",
+	"github.com/git-uwf/git-uwf/web":               "the web viewer is git-uwf-serve's; git uwf serve runs that program (package serveexec)",
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve": "the viewer's command is git-uwf-serve's; git-uwf's serve is package serveexec",
 }
 
 // doors are the dependencies whose initialisation is heavy and which only
@@ -47,21 +51,13 @@ var initBudget = map[string]struct {
 	// 1.70 MB in 21,292 allocations with v6.0.3 (v5.3.1: 1.02 MB, 8,562).
 	"github.com/santhosh-tekuri/jsonschema/v6": {1792 << 10, 22000,
 		"compiles the meta-schemas of every draft at init; see docs/performance.md (start-up)"},
-	// goldmark renders deliverables in git uwf serve only, but Go runs a
-	// linked package's initialisation in every process: its HTML entity
-	// table (util), block parsers (parser) and the linkify and table
-	// regexps (extension). Moving serve out of the main binary would
-	// remove them; see docs/performance.md (start-up).
-	"github.com/yuin/goldmark/util":      {160 << 10, 500, "goldmark's HTML entity table; linked for git uwf serve"},
-	"github.com/yuin/goldmark/parser":    {128 << 10, 1000, "goldmark's parsers; linked for git uwf serve"},
-	"github.com/yuin/goldmark/extension": {288 << 10, 2200, "goldmark's linkify and table regexps; linked for git uwf serve"},
 }
 
 // Budgets for every other package's initialisation.
 const (
-	ownInitBytes, ownInitAllocs = 4 << 10, 32     // github.com/git-uwf/…: build it on first use
-	depInitBytes, depInitAllocs = 32 << 10, 400   // any other dependency (the largest: yaml.v2 27 KB, gob 356 allocs)
-	totalInitBytes              = 2<<20 + 512<<10 // jsonschema + goldmark (initBudget) + the rest: 2.48 MB
+	ownInitBytes, ownInitAllocs = 4 << 10, 32   // github.com/git-uwf/…: build it on first use
+	depInitBytes, depInitAllocs = 32 << 10, 400 // any other dependency (the largest: yaml.v2 27 KB, gob 356 allocs)
+	totalInitBytes              = 2 << 20       // jsonschema (initBudget) + the rest: 1.92 MB (2.48 MB while the viewer was linked)
 )
 
 var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)

@@ -10,7 +10,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/demo"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/reviewcmd"
-	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/serveexec"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/setup"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/syncmd"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/thread"
@@ -33,7 +33,7 @@ func Commands(f *cmdutil.Factory) []*cli.Command {
 		syncmd.NewCmdSync(f),
 		syncmd.NewCmdRemote(f),
 		worker.NewCmdWorker(f),
-		serve.NewCmdServe(f),
+		serveexec.NewCmdServe(f),
 		agent.NewCmdAgent(f),
 		setup.NewCmdSetup(f),
 		configcmd.NewCmdConfig(f),

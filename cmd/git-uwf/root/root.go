@@ -30,17 +30,34 @@ const (
 // exit code. The first SIGINT or SIGTERM cancels the context commands run
 // under; a second one ends the process.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills the process the default way
-	}()
 	f := cmdutil.NewFactory(iostreams.System())
 	// main calls agentkit.SuperviseIfAsked, so this binary can supervise
 	// the agents it spawns.
 	f.Supervisor = os.Executable
 	return Run(ctx, f, os.Args)
+}
+
+// MainCommand is Main for a program that carries one command of git uwf
+// on its own (git-uwf-serve carries serve): the process's arguments are
+// that command's, and it runs them as `git uwf <command> <arguments>`,
+// with the same global flags, help, errors and exit codes.
+func MainCommand(newCmd func(*cmdutil.Factory) *cli.Command) int {
+	ctx, stop := signalContext()
+	defer stop()
+	return RunCommand(ctx, cmdutil.NewFactory(iostreams.System()), newCmd, os.Args[1:])
+}
+
+// signalContext returns a context that the first SIGINT or SIGTERM
+// cancels; a second one then ends the process the default way.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills the process the default way
+	}()
+	return ctx, stop
 }
 
 // Run runs one command line (args[0] is the program name) and returns its
@@ -49,6 +66,15 @@ func Main() int {
 // Run may replace f.Getwd (for -C), so give each run its own Factory.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	return run(ctx, f, args, Commands)
+}
+
+// RunCommand is Run for `git uwf <command> args…` with newCmd's command as
+// the only one: MainCommand's work, and in-process tests of a command that
+// git-uwf runs as a program of its own.
+func RunCommand(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Factory) *cli.Command, args []string) int {
+	commands := func(f *cmdutil.Factory) []*cli.Command { return []*cli.Command{newCmd(f)} }
+	name := newCmd(f).Name
+	return run(ctx, f, append([]string{"git-uwf", name}, args...), commands)
 }
 
 // run is Run with the command list supplied, so tests can use their own.

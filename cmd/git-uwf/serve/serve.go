@@ -1,5 +1,7 @@
 // Package serve implements `git uwf serve`: the read-only web viewer of
-// the repository's threads (package web) on a local address.
+// the repository's threads (package web) on a local address. It is linked
+// into the program git-uwf-serve only; git-uwf's serve command
+// (package serveexec) runs that program.
 package serve
 
 import (
@@ -14,12 +16,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/cmd/git-uwf/serveexec"
 	"github.com/git-uwf/git-uwf/web"
 )
 
 // DefaultAddr is where the viewer listens unless --addr says otherwise:
 // loopback only.
-const DefaultAddr = "127.0.0.1:7733"
+const DefaultAddr = serveexec.DefaultAddr
 
 // Options are the inputs of `serve`.
 type Options struct {
@@ -29,27 +32,17 @@ type Options struct {
 	Ready func(url string)
 }
 
-// NewCmdServe returns the `serve` command.
+// NewCmdServe returns the `serve` command that serves, as git-uwf-serve
+// runs it: the definition git-uwf shows (serveexec.Command) with an action.
 func NewCmdServe(f *cmdutil.Factory) *cli.Command {
-	return &cli.Command{
-		Name:  "serve",
-		Usage: "Browse threads in a local read-only web viewer",
-		Description: "Serves the repository's threads at http://127.0.0.1:7733/ until interrupted: the thread\n" +
-			"list (filters, search, paging), each thread's steps, deliverables, failed attempts, forks\n" +
-			"and its path through the workflow, and a running step's output as it is written.\n" +
-			"Everything is embedded in git-uwf: it works offline. Only GET and HEAD are answered.\n" +
-			"A port of 0 picks a free one. An address that is not loopback is reachable by others.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "addr", Value: DefaultAddr, Usage: "listen on `HOST:PORT`"},
-			&cli.BoolFlag{Name: "open", Usage: "open the viewer in the default browser"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return cmdutil.FlagErrorf("serve takes no arguments")
-			}
-			return Run(c.Context, f, Options{Addr: c.String("addr"), Open: c.Bool("open")})
-		},
+	cmd := serveexec.Command()
+	cmd.Action = func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return cmdutil.FlagErrorf("serve takes no arguments")
+		}
+		return Run(c.Context, f, Options{Addr: c.String("addr"), Open: c.Bool("open")})
 	}
+	return cmd
 }
 
 // Run serves the viewer until ctx ends.

@@ -79,12 +79,12 @@ func TestBadAddr(t *testing.T) {
 		{"127.0.0.1:99999", "serve: listen tcp"},
 	}
 	for _, tt := range tests {
-		r := cmdtest.Run(t, dir, time.Time{}, "serve", "--addr", tt.addr)
+		r := cmdtest.RunCommand(t, dir, time.Time{}, serve.NewCmdServe, "--addr", tt.addr)
 		if r.Code == 0 || !strings.Contains(r.Err, tt.want) {
 			t.Errorf("--addr %s: exit %d, stderr %q; want %q", tt.addr, r.Code, r.Err, tt.want)
 		}
 	}
-	if r := cmdtest.Run(t, dir, time.Time{}, "serve", "extra"); r.Code != 2 {
+	if r := cmdtest.RunCommand(t, dir, time.Time{}, serve.NewCmdServe, "extra"); r.Code != 2 {
 		t.Errorf("serve extra: exit %d, want 2", r.Code)
 	}
 }
@@ -104,14 +104,14 @@ func TestOpen(t *testing.T) {
 			f.OpenBrowser = func(url string) error { opened <- url; return nil }
 			addr := freeAddr(t)
 			want := "http://" + addr + "/"
-			args := []string{"git-uwf", "serve", "--addr", addr}
+			args := []string{"--addr", addr}
 			if open {
 				args = append(args, "--open")
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan int, 1)
-			go func() { done <- root.Run(ctx, f, args) }()
+			go func() { done <- root.RunCommand(ctx, f, serve.NewCmdServe, args) }()
 			// The viewer answers: it has passed the point where it opens
 			// a browser or not.
 			for {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
@@ -34,6 +36,24 @@ func Run(t testing.TB, dir string, now time.Time, args ...string) Result {
 // RunStdin is Run with stdin as the command's standard input.
 func RunStdin(t testing.TB, dir string, now time.Time, stdin string, args ...string) Result {
 	t.Helper()
+	return run(t, dir, now, stdin, args, func(f *cmdutil.Factory) int {
+		return root.Run(context.Background(), f, append([]string{"git-uwf"}, args...))
+	})
+}
+
+// RunCommand runs `git uwf <command> args…` in-process with newCmd's
+// command as the only one, for a command git-uwf itself runs as a program
+// of its own (serve: git-uwf-serve): the command that program carries.
+func RunCommand(t testing.TB, dir string, now time.Time, newCmd func(*cmdutil.Factory) *cli.Command, args ...string) Result {
+	t.Helper()
+	return run(t, dir, now, "", args, func(f *cmdutil.Factory) int {
+		return root.RunCommand(context.Background(), f, newCmd, args)
+	})
+}
+
+// run runs one command line with a Factory set up for tests.
+func run(t testing.TB, dir string, now time.Time, stdin string, args []string, runIt func(*cmdutil.Factory) int) Result {
+	t.Helper()
 	ios, in, out, errOut := iostreams.Test()
 	in.WriteString(stdin)
 	f := cmdutil.NewFactory(ios)
@@ -46,7 +66,7 @@ func RunStdin(t testing.TB, dir string, now time.Time, stdin string, args ...str
 		f.Now = func() time.Time { return now }
 	}
 	f.Repo = cmdutil.OpenRepoOnce(f)
-	code := root.Run(context.Background(), f, append([]string{"git-uwf"}, args...))
+	code := runIt(f)
 	return Result{Code: code, Out: out.String(), Err: errOut.String()}
 }
 

@@ -91,6 +91,9 @@ List the active threads as JSON, and share threads with a teammate's clone:
 
 *$GIT_COMMON_DIR/uwf/index*
 : The alias index of the object store, rebuilt by *git uwf cas reindex*.
+
+*git-uwf-serve*
+: The web viewer, a program of its own that *git uwf serve* runs with its arguments: looked for in the directory of the running git-uwf (symbolic links resolved), then on PATH. *make install* installs it with git-uwf.
 `},
 	{"EXIT STATUS", `
 *0*
