@@ -393,14 +393,18 @@ func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
 	// A child's id carries its parent's head time, a commit time: a whole
 	// second. Only the few threads whose own id is on a whole second can
 	// be children, so most threads are settled by one map lookup, and a
-	// listing without children by this loop alone.
-	var onSecond map[int64]bool
+	// listing without children by this loop alone. onSecond counts the
+	// threads at each such time: a thread that is alone at its own head's
+	// time has no child either (a thread is never its own child), which
+	// settles threads started and stepped within the same second without
+	// deriving a child id.
+	var onSecond map[int64]int
 	for i := range sums {
 		if ms := sums[i].CreatedAt.UnixMilli(); ms%1000 == 0 {
 			if onSecond == nil {
-				onSecond = map[int64]bool{}
+				onSecond = map[int64]int{}
 			}
-			onSecond[ms] = true
+			onSecond[ms]++
 		}
 	}
 	if onSecond == nil {
@@ -412,8 +416,9 @@ func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
 		if s.Status != StatusIdle || s.CurrentRole == nil || depth >= maxChildDepth || ctx.Err() != nil {
 			return
 		}
-		if !onSecond[int64(childMs(s.UpdatedAt))] || !isSHA1Hex(s.HeadCommit) {
-			return // no thread has the time of this head's children
+		at := int64(childMs(s.UpdatedAt))
+		if n := onSecond[at]; n == 0 || n == 1 && s.CreatedAt.UnixMilli() == at || !isSHA1Hex(s.HeadCommit) {
+			return // no other thread has the time of this head's children
 		}
 		head, role := plumbing.NewHash(s.HeadCommit), *s.CurrentRole
 		id := childID(s.Thread, head, s.UpdatedAt, role)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
@@ -326,5 +328,61 @@ func TestForgedChildDoesNotSuspendParent(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSuspendedChildOnTheParentsSecond: a parent whose id and head are on
+// the same whole second as its child (a fixed clock) is still found
+// suspended by a listing, cold and warm: the child's id shares the
+// parent's time, and only a thread alone at its head's time is skipped.
+func TestSuspendedChildOnTheParentsSecond(t *testing.T) {
+	ctx := context.Background()
+	dir := chaintest.InitRepo(t)
+	second := time.Unix(1_700_000_000, 0)
+	repo, err := chain.Open(ctx, dir, chain.Options{Now: func() time.Time { return second }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos := map[string]*chain.WorkflowInfo{}
+	for _, w := range []struct{ name, yaml string }{{"asker", askerYAML}, {"middle", middleYAML}} {
+		info, _, err := repo.RegisterWorkflow(ctx, chaintest.Workflow(t, w.name, w.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos[w.name] = info
+	}
+	parent, err := repo.StartThread(ctx, infos["middle"], "the task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := forgeChild(t, dir, repo, infos["asker"], parent, "ask", "PARENT HEAD ask")
+	chaintest.Step(t, repo, id, "planner", map[string]any{"$status": "insufficient_info", "reason": "which API?"}, "")
+	// Only the parent and its child stay, both at the same second.
+	for _, ref := range strings.Fields(chaintest.Git(t, dir, "for-each-ref", "--format=%(refname)", chain.ThreadsPrefix)) {
+		if ref != parent.ID.Ref() && ref != id.Ref() {
+			chaintest.Git(t, dir, "update-ref", "-d", ref)
+		}
+	}
+	if parent.ID.Time() != second || id.Time() != second {
+		t.Fatalf("the fixture is not on one second: parent %s, child %s", parent.ID.Time(), id.Time())
+	}
+	for _, listing := range []string{"cold", "warm"} {
+		if listing == "cold" {
+			if err := os.RemoveAll(filepath.Join(repo.UwfDir(), "cache")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sums, err := repo.List(ctx, chain.ListOptions{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sums) != 2 {
+			t.Fatalf("%s listing: %d threads, want the parent and the child", listing, len(sums))
+		}
+		for _, s := range sums {
+			if s.Thread == parent.ID && (s.Status != chain.StatusSuspended || s.SuspendedChild == nil || *s.SuspendedChild != id) {
+				t.Errorf("%s listing: parent is %s, child %v; want suspended by %s", listing, s.Status, s.SuspendedChild, id)
+			}
+		}
 	}
 }
