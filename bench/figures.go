@@ -469,6 +469,12 @@ func (b *bench) syncFigure(ctx context.Context) error {
 	if _, err := git(bare, nil, "config", "receive.unpackLimit", "1"); err != nil {
 		return err
 	}
+	// A fixture kept by an earlier run (-fixtures) has the old origin.
+	if url, _ := git(f.dir, nil, "config", "--get", "remote.origin.url"); url != "" {
+		if _, err := git(f.dir, nil, "remote", "remove", "origin"); err != nil {
+			return err
+		}
+	}
 	if _, err := git(f.dir, nil, "remote", "add", "origin", bare); err != nil {
 		return err
 	}
