@@ -56,7 +56,8 @@ func (b *bench) pass(ctx context.Context, fig func(*bench, context.Context) erro
 	}
 	if !busy {
 		logf("%s pass (load average %s)", label, loadAverage())
-		return p.rows, "", fig(&p, ctx)
+		err := fig(&p, ctx)
+		return p.rows, "", err
 	}
 	l, err := startLoad(runtime.NumCPU())
 	if err != nil {
