@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -123,16 +124,6 @@ func run(ctx context.Context, c config) error {
 			return err
 		}
 	}
-	logf("building git-uwf")
-	// The tags and cgo setting `make build` uses (Makefile GOTAGS, CGO):
-	// without the tags urfave/cli links its man-page export into the
-	// binary; with cgo it is dynamically linked. Start-up pays for both.
-	build := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", b.bin, "./cmd/git-uwf")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build git-uwf: %w", err)
-	}
 	want := func(name string, optIn bool) bool {
 		if c.only == "" {
 			return !optIn
@@ -141,11 +132,12 @@ func run(ctx context.Context, c config) error {
 	}
 	// busy marks the figures -busy runs twice; optIn, those that run only
 	// when -only names them.
-	figures := []struct {
+	type figure struct {
 		name        string
 		fn          func(*bench, context.Context) error
 		busy, optIn bool
-	}{
+	}
+	figures := []figure{
 		{"start", (*bench).startFigure, true, false},
 		{"step", (*bench).stepFigures, true, false},
 		{"scalestep", (*bench).scaleStepFigures, true, false},
@@ -160,6 +152,21 @@ func run(ctx context.Context, c config) error {
 		{"workers", (*bench).workerFigures, false, false},
 		{"serve", (*bench).serveFigure, false, false},
 		{"scale100k", (*bench).scale100kFigures, true, true},
+	}
+	for _, name := range strings.Split(c.only, ",") {
+		if name != "" && !slices.ContainsFunc(figures, func(f figure) bool { return f.name == name }) {
+			return fmt.Errorf("-only: no figure %q", name)
+		}
+	}
+	logf("building git-uwf")
+	// The tags and cgo setting `make build` uses (Makefile GOTAGS, CGO):
+	// without the tags urfave/cli links its man-page export into the
+	// binary; with cgo it is dynamically linked. Start-up pays for both.
+	build := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", b.bin, "./cmd/git-uwf")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build git-uwf: %w", err)
 	}
 	for _, f := range figures {
 		if !want(f.name, f.optIn) {
