@@ -151,9 +151,9 @@ func (b *bench) printPairs() {
 	fmt.Println("|---|---|---|---|---|")
 	cell := func(r row) string {
 		if r.baseline == "" {
-			return fmt.Sprintf("%.3g %s", r.value, r.unit)
+			return fmt.Sprintf("%s %s", num(r.value), r.unit)
 		}
-		return fmt.Sprintf("%.3g vs %.3g %s, **%s**", r.value, r.base, r.unit, r.ratio())
+		return fmt.Sprintf("%s vs %s %s, **%s**", num(r.value), num(r.base), r.unit, r.ratio())
 	}
 	for _, p := range b.pairs {
 		base := p.idle.baseline

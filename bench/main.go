@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -232,6 +233,15 @@ func proc(dir string, env []string, name string, args ...string) (sample, error)
 	return sample{d: d, maxRSS: rss, cpu: cpu}, nil
 }
 
+// num formats a figure with three significant digits, without an
+// exponent: 0.0482, 24.8, 2220.
+func num(v float64) string {
+	if v >= 999.5 { // 999.5 would round to 1e+03
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // measure runs fn and base alternately cfg.runs times after one warm-up
@@ -267,7 +277,7 @@ func (b *bench) measureBoth(fn, base func(i int) (sample, error)) (float64, floa
 
 func (b *bench) add(r row) {
 	b.rows = append(b.rows, r)
-	logf("%s: %.3g %s vs %.3g %s (%s)", r.figure, r.value, r.unit, r.base, r.unit, r.ratio())
+	logf("%s: %s %s vs %s %s (%s)", r.figure, num(r.value), r.unit, num(r.base), r.unit, r.ratio())
 }
 
 func (b *bench) print() {
@@ -291,10 +301,10 @@ func (b *bench) print() {
 	fmt.Println("| figure | git-uwf | baseline | ratio | goal |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, r := range b.rows {
-		v := fmt.Sprintf("%.3g %s", r.value, r.unit)
+		v := fmt.Sprintf("%s %s", num(r.value), r.unit)
 		base := "—"
 		if r.baseline != "" {
-			base = fmt.Sprintf("%s: %.3g %s", r.baseline, r.base, r.unit)
+			base = fmt.Sprintf("%s: %s %s", r.baseline, num(r.base), r.unit)
 		}
 		ratio := r.ratio()
 		if r.note != "" {
