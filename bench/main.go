@@ -98,6 +98,8 @@ type bench struct {
 	cfg  config
 	root string
 	bin  string
+	// rsswrap runs a process for rssProc (bench/rsswrap).
+	rsswrap string
 	// fixtures holds the thread fixtures: cfg.fixtures, or root.
 	fixtures string
 	rows     []row
@@ -116,7 +118,7 @@ func run(ctx context.Context, c config) error {
 	} else {
 		defer os.RemoveAll(root)
 	}
-	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf"), fixtures: root}
+	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf"), rsswrap: filepath.Join(root, "rsswrap"), fixtures: root}
 	if c.fixtures != "" {
 		if b.fixtures, err = filepath.Abs(c.fixtures); err != nil {
 			return err
@@ -168,6 +170,11 @@ func run(ctx context.Context, c config) error {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build git-uwf: %w", err)
+	}
+	wrap := exec.Command("go", "build", "-o", b.rsswrap, "./bench/rsswrap")
+	wrap.Stdout, wrap.Stderr = os.Stderr, os.Stderr
+	if err := wrap.Run(); err != nil {
+		return fmt.Errorf("build rsswrap: %w", err)
 	}
 	for _, f := range figures {
 		if !want(f.name, f.optIn) {
@@ -240,6 +247,25 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// rssProc is proc for figures that report peak RSS: the command runs
+// under rsswrap, a small process, so that its ru_maxrss is its own and not
+// the bench's (see bench/rsswrap). Wall and CPU time come from rsswrap too.
+func (b *bench) rssProc(dir string, name string, args ...string) (sample, error) {
+	cmd := exec.Command(b.rsswrap, append([]string{name}, args...)...)
+	cmd.Dir = dir
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return sample{}, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errb.String())
+	}
+	var wall, cpu, rss int64
+	if _, err := fmt.Sscan(string(out), &wall, &cpu, &rss); err != nil {
+		return sample{}, fmt.Errorf("rsswrap %s: output %q: %w", name, out, err)
+	}
+	return sample{d: time.Duration(wall), cpu: time.Duration(cpu), maxRSS: rss}, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

@@ -111,13 +111,14 @@ func (b *bench) listFigures(ctx context.Context) error {
 		return err
 	}
 	n := b.cfg.threads
-	first, err := proc(f.dir, nil, b.bin, "thread", "list", "--all")
+	first, err := b.rssProc(f.dir, b.bin, "thread", "list", "--all")
 	if err != nil {
 		return err
 	}
 	logf("first list after the import (alias index and caches built): %.0f ms, %d MiB", ms(first.d), first.maxRSS>>10)
-	list := func(int) (sample, error) { return proc(f.dir, nil, b.bin, "thread", "list", "--all") }
-	forEach := func(int) (sample, error) { return proc(f.dir, nil, "git", "for-each-ref", "refs/uwf/threads") }
+	// Both through rsswrap: the peak RSS row must be the listing's own.
+	list := func(int) (sample, error) { return b.rssProc(f.dir, b.bin, "thread", "list", "--all") }
+	forEach := func(int) (sample, error) { return b.rssProc(f.dir, "git", "for-each-ref", "refs/uwf/threads") }
 	v, bv, warm, err := b.measure(list, forEach)
 	if err != nil {
 		return err
@@ -201,15 +202,16 @@ type listCost struct{ uwf, git float64 }
 // listAtScale measures `thread list --all` in f (n threads) against
 // `git for-each-ref`, warm and cold (summary cache deleted), and the peak
 // RSS of both in the cold runs: the maximum of each run's ru_maxrss, which
-// covers the process and the git processes it waited for.
+// covers the process and the git processes it waited for (taken through
+// rsswrap, so it is not the bench's own).
 func (b *bench) listAtScale(f *fixture, n int) (listCost, error) {
-	first, err := proc(f.dir, nil, b.bin, "thread", "list", "--all")
+	first, err := b.rssProc(f.dir, b.bin, "thread", "list", "--all")
 	if err != nil {
 		return listCost{}, err
 	}
 	logf("first list of %d threads (alias index and caches built): %.0f ms, %d MiB", n, ms(first.d), first.maxRSS>>10)
-	list := func(int) (sample, error) { return proc(f.dir, nil, b.bin, "thread", "list", "--all") }
-	forEach := func(int) (sample, error) { return proc(f.dir, nil, "git", "for-each-ref", "refs/uwf/threads") }
+	list := func(int) (sample, error) { return b.rssProc(f.dir, b.bin, "thread", "list", "--all") }
+	forEach := func(int) (sample, error) { return b.rssProc(f.dir, "git", "for-each-ref", "refs/uwf/threads") }
 	const floor = "`git for-each-ref refs/uwf/threads`"
 	v, bv, _, err := b.measure(list, forEach)
 	if err != nil {
