@@ -7,7 +7,10 @@
 // 1,000-step thread, 100,000 nodes) in a temporary directory with
 // `git fast-import`, then measures the real binary. Run it with `make bench`
 // or `go run ./bench [-runs N] [-threads N] [-steps N] [-nodes N] [-fleet N]
-// [-worker-threads N] [-transfer N] [-only figures]`.
+// [-worker-threads N] [-transfer N] [-scale N] [-fixtures DIR] [-busy]
+// [-only figures]`. With -busy, the figures a user waits on (start-up,
+// step, list, read) run twice, idle and then beside a CPU-bound load the
+// bench starts and stops itself, and are printed side by side.
 package main
 
 import (
@@ -18,7 +21,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +41,13 @@ type config struct {
 	workerThreads int
 	// transfer sizes the fetch and push of new threads.
 	transfer int
+	// scale is the thread count of the scale100k figure; fixtures, when
+	// set, is a directory where the thread fixtures are kept and reused.
+	scale    int
+	fixtures string
+	// busy runs the busyable figures twice, idle and beside a load; spin
+	// makes this process one process of that load.
+	busy, spin bool
 }
 
 func main() {
@@ -45,11 +57,18 @@ func main() {
 	flag.IntVar(&c.steps, "steps", 1000, "steps of the long thread")
 	flag.IntVar(&c.nodes, "nodes", 100000, "nodes in the alias index fixture")
 	flag.BoolVar(&c.keep, "keep", false, "keep the fixtures (their directory is printed)")
-	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,scalestep,inproc,list,read,alias,sync,transfer,review,fleet,workers,serve")
+	flag.StringVar(&c.only, "only", "", "comma-separated figures to run: start,step,scalestep,inproc,list,read,alias,sync,transfer,review,fleet,workers,serve,scale100k (scale100k runs only when named)")
 	flag.IntVar(&c.fleet, "fleet", 1000, "idle threads stepped by the step --all figure")
 	flag.IntVar(&c.workerThreads, "worker-threads", 40, "one-step threads processed by the worker figures")
 	flag.IntVar(&c.transfer, "transfer", 1000, "new threads moved by the fetch and push figures")
+	flag.IntVar(&c.scale, "scale", 100000, "threads in the large fixture of the scale100k figure")
+	flag.StringVar(&c.fixtures, "fixtures", "", "keep the thread fixtures in this directory and reuse them on later runs")
+	flag.BoolVar(&c.busy, "busy", false, "run start,step,scalestep,inproc,list,read,scale100k twice: idle, then beside one spinning process per core")
+	flag.BoolVar(&c.spin, "spin", false, "internal: spin until standard input closes (one process of the -busy load)")
 	flag.Parse()
+	if c.spin {
+		spin()
+	}
 	if c.runs < 5 {
 		c.runs = 5
 	}
@@ -82,7 +101,14 @@ type bench struct {
 	// serveBin is git-uwf-serve, the viewer git uwf serve runs, built
 	// next to bin.
 	serveBin string
+	// rsswrap runs a process for rssProc (bench/rsswrap).
+	rsswrap string
+	// fixtures holds the thread fixtures: cfg.fixtures, or root.
+	fixtures string
 	rows     []row
+	// pairs and loads are the -busy figures and the load each busy pass saw.
+	pairs []pair
+	loads []string
 }
 
 func run(ctx context.Context, c config) error {
@@ -95,7 +121,50 @@ func run(ctx context.Context, c config) error {
 	} else {
 		defer os.RemoveAll(root)
 	}
-	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf"), serveBin: filepath.Join(root, "git-uwf-serve")}
+	b := &bench{cfg: c, root: root, bin: filepath.Join(root, "git-uwf"), serveBin: filepath.Join(root, "git-uwf-serve"),
+		rsswrap: filepath.Join(root, "rsswrap"), fixtures: root}
+	if c.fixtures != "" {
+		if b.fixtures, err = filepath.Abs(c.fixtures); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(b.fixtures, 0o755); err != nil {
+			return err
+		}
+	}
+	want := func(name string, optIn bool) bool {
+		if c.only == "" {
+			return !optIn
+		}
+		return strings.Contains(","+c.only+",", ","+name+",")
+	}
+	// busy marks the figures -busy runs twice; optIn, those that run only
+	// when -only names them.
+	type figure struct {
+		name        string
+		fn          func(*bench, context.Context) error
+		busy, optIn bool
+	}
+	figures := []figure{
+		{"start", (*bench).startFigure, true, false},
+		{"step", (*bench).stepFigures, true, false},
+		{"scalestep", (*bench).scaleStepFigures, true, false},
+		{"inproc", (*bench).inProcessFigure, true, false},
+		{"list", (*bench).listFigures, true, false},
+		{"read", (*bench).readFigures, true, false},
+		{"alias", (*bench).aliasFigure, false, false},
+		{"sync", (*bench).syncFigure, false, false},
+		{"transfer", (*bench).transferFigures, false, false},
+		{"review", (*bench).reviewFigure, false, false},
+		{"fleet", (*bench).fleetFigure, false, false},
+		{"workers", (*bench).workerFigures, false, false},
+		{"serve", (*bench).serveFigure, false, false},
+		{"scale100k", (*bench).scale100kFigures, true, true},
+	}
+	for _, name := range strings.Split(c.only, ",") {
+		if name != "" && !slices.ContainsFunc(figures, func(f figure) bool { return f.name == name }) {
+			return fmt.Errorf("-only: no figure %q", name)
+		}
+	}
 	logf("building git-uwf and git-uwf-serve")
 	// The tags and cgo setting `make build` uses (Makefile GOTAGS, CGO):
 	// without the tags urfave/cli links its man-page export into the
@@ -106,34 +175,25 @@ func run(ctx context.Context, c config) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build git-uwf and git-uwf-serve: %w", err)
 	}
-	want := func(name string) bool {
-		return c.only == "" || strings.Contains(","+c.only+",", ","+name+",")
+	wrap := exec.Command("go", "build", "-o", b.rsswrap, "./bench/rsswrap")
+	wrap.Stdout, wrap.Stderr = os.Stderr, os.Stderr
+	if err := wrap.Run(); err != nil {
+		return fmt.Errorf("build rsswrap: %w", err)
 	}
-	steps := []struct {
-		name string
-		fn   func(context.Context) error
-	}{
-		{"start", b.startFigure},
-		{"step", b.stepFigures},
-		{"scalestep", b.scaleStepFigures},
-		{"inproc", b.inProcessFigure},
-		{"list", b.listFigures},
-		{"read", b.readFigures},
-		{"alias", b.aliasFigure},
-		{"sync", b.syncFigure},
-		{"transfer", b.transferFigures},
-		{"review", b.reviewFigure},
-		{"fleet", b.fleetFigure},
-		{"workers", b.workerFigures},
-		{"serve", b.serveFigure},
-	}
-	for _, s := range steps {
-		if !want(s.name) {
+	for _, f := range figures {
+		if !want(f.name, f.optIn) {
 			continue
 		}
-		if err := s.fn(ctx); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
+		start := time.Now()
+		if c.busy && f.busy {
+			err = b.twoPasses(ctx, f.name, f.fn)
+		} else {
+			err = f.fn(b, ctx)
 		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		logf("%s took %.0f s", f.name, time.Since(start).Seconds())
 	}
 	b.print()
 	return nil
@@ -184,36 +244,70 @@ func proc(dir string, env []string, name string, args ...string) (sample, error)
 	return sample{d: d, maxRSS: rss, cpu: cpu}, nil
 }
 
+// num formats a figure with three significant digits, without an
+// exponent: 0.0482, 24.8, 2220.
+func num(v float64) string {
+	if v >= 999.5 { // 999.5 would round to 1e+03
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// rssProc is proc for figures that report peak RSS: the command runs
+// under rsswrap, a small process, so that its ru_maxrss is its own and not
+// the bench's (see bench/rsswrap). Wall and CPU time come from rsswrap too.
+func (b *bench) rssProc(dir string, name string, args ...string) (sample, error) {
+	cmd := exec.Command(b.rsswrap, append([]string{name}, args...)...)
+	cmd.Dir = dir
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return sample{}, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errb.String())
+	}
+	var wall, cpu, rss int64
+	if _, err := fmt.Sscan(string(out), &wall, &cpu, &rss); err != nil {
+		return sample{}, fmt.Errorf("rsswrap %s: output %q: %w", name, out, err)
+	}
+	return sample{d: time.Duration(wall), cpu: time.Duration(cpu), maxRSS: rss}, nil
+}
+
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // measure runs fn and base alternately cfg.runs times after one warm-up
 // each and returns the medians in milliseconds and the samples.
 func (b *bench) measure(fn, base func(i int) (sample, error)) (float64, float64, []sample, error) {
+	v, bv, samples, _, err := b.measureBoth(fn, base)
+	return v, bv, samples, err
+}
+
+// measureBoth is measure, also returning the baseline's samples.
+func (b *bench) measureBoth(fn, base func(i int) (sample, error)) (float64, float64, []sample, []sample, error) {
 	var xs, ys []float64
-	var samples []sample
+	var samples, baseSamples []sample
 	for i := -1; i < b.cfg.runs; i++ {
 		s, err := fn(i)
 		if err != nil {
-			return 0, 0, nil, err
+			return 0, 0, nil, nil, err
 		}
 		var t sample
 		if base != nil {
 			if t, err = base(i); err != nil {
-				return 0, 0, nil, err
+				return 0, 0, nil, nil, err
 			}
 		}
 		if i < 0 {
 			continue // warm-up
 		}
 		xs, ys = append(xs, ms(s.d)), append(ys, ms(t.d))
-		samples = append(samples, s)
+		samples, baseSamples = append(samples, s), append(baseSamples, t)
 	}
-	return median(xs), median(ys), samples, nil
+	return median(xs), median(ys), samples, baseSamples, nil
 }
 
 func (b *bench) add(r row) {
 	b.rows = append(b.rows, r)
-	logf("%s: %.3g %s vs %.3g %s (%s)", r.figure, r.value, r.unit, r.base, r.unit, r.ratio())
+	logf("%s: %s %s vs %s %s (%s)", r.figure, num(r.value), r.unit, num(r.base), r.unit, r.ratio())
 }
 
 func (b *bench) print() {
@@ -227,13 +321,20 @@ func (b *bench) print() {
 	gitVersion, _ := git(".", nil, "version")
 	fmt.Printf("machine: nproc %d, memory %s, %s, %s %s/%s; median of %d runs (after 1 warm-up)\n\n",
 		nproc, mem, gitVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH, b.cfg.runs)
+	if len(b.pairs) > 0 {
+		b.printPairs()
+		if len(b.rows) == 0 {
+			return
+		}
+		fmt.Println()
+	}
 	fmt.Println("| figure | git-uwf | baseline | ratio | goal |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, r := range b.rows {
-		v := fmt.Sprintf("%.3g %s", r.value, r.unit)
+		v := fmt.Sprintf("%s %s", num(r.value), r.unit)
 		base := "—"
 		if r.baseline != "" {
-			base = fmt.Sprintf("%s: %.3g %s", r.baseline, r.base, r.unit)
+			base = fmt.Sprintf("%s: %s %s", r.baseline, num(r.base), r.unit)
 		}
 		ratio := r.ratio()
 		if r.note != "" {
