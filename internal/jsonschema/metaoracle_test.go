@@ -1,0 +1,305 @@
+package jsonschema
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	js "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// The tests in this file hold metaViolations against the meta-schema
+// validation of santhosh-tekuri/jsonschema/v6, which the package used
+// before and which stays only as a test oracle.
+
+var metaDrafts = []string{"2020-12", "2019-09", "draft-07", "draft-06", "draft-04"}
+
+func oracleDraft(draft string) *js.Draft {
+	switch draft {
+	case "draft-04":
+		return js.Draft4
+	case "draft-06":
+		return js.Draft6
+	case "draft-07":
+		return js.Draft7
+	case "2019-09":
+		return js.Draft2019
+	}
+	return js.Draft2020
+}
+
+// oracleVerdict is what v6 says of a schema document.
+type oracleVerdict struct {
+	decided  bool     // false: v6 failed otherwise (a bad $id, a load) or panicked
+	pointers []string // sorted, unique; nil when the document is valid
+	err      error
+}
+
+// oracle compiles doc with v6 as a document of draft and returns the
+// pointers of the rules it breaks.
+func oracle(doc any, draft string) (v oracleVerdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = oracleVerdict{err: fmt.Errorf("v6 panicked: %v", r)}
+		}
+	}()
+	c := js.NewCompiler()
+	c.DefaultDraft(oracleDraft(draft))
+	c.UseLoader(refuser(nil))
+	const url = "https://example.invalid/s.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return oracleVerdict{err: err}
+	}
+	_, err := c.Compile(url)
+	if err == nil {
+		return oracleVerdict{decided: true}
+	}
+	var sve *js.SchemaValidationError
+	var ve *js.ValidationError
+	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
+		return oracleVerdict{decided: true, pointers: oracleSet(ve), err: err}
+	}
+	// Compile failed otherwise: before its meta-schema check (a bad $id,
+	// a $schema it cannot load) or after it (a reference it cannot load).
+	// Ask the meta-schema itself, as Compile does.
+	meta, merr := oracleMeta(draft)
+	if merr != nil {
+		return oracleVerdict{err: merr}
+	}
+	err = meta.Validate(doc)
+	if err == nil {
+		return oracleVerdict{decided: true}
+	}
+	if !errors.As(err, &ve) {
+		return oracleVerdict{err: err}
+	}
+	return oracleVerdict{decided: true, pointers: oracleSet(ve), err: err}
+}
+
+// oracleMeta compiles the meta-schema of draft with v6, formats asserted as
+// v6 does for its own meta-schemas.
+func oracleMeta(draft string) (*js.Schema, error) {
+	c := js.NewCompiler()
+	c.AssertFormat()
+	return c.Compile(oracleDraft(draft).String())
+}
+
+func oracleSet(ve *js.ValidationError) []string {
+	set := oracleLeaves(ve)
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+// oracleLeaves returns the locations of the deepest causes of e. The causes
+// under a property-name check are located at the object whose names are
+// checked (v6 locates them at the name, as "/"). Of the branches of an
+// anyOf, one that failed only at the value itself (its type did not fit)
+// is dropped when another branch found something deeper.
+func oracleLeaves(e *js.ValidationError) []string {
+	loc := Pointer(e.InstanceLocation)
+	switch e.ErrorKind.(type) {
+	case *kind.PropertyNames:
+		return []string{loc}
+	case *kind.AnyOf:
+		var branches [][]string
+		deeper := false
+		for _, c := range e.Causes {
+			b := oracleLeaves(c)
+			branches = append(branches, b)
+			deeper = deeper || slices.ContainsFunc(b, func(p string) bool { return p != loc })
+		}
+		var out []string
+		for _, b := range branches {
+			onlyHere := !slices.ContainsFunc(b, func(p string) bool { return p != loc })
+			if !onlyHere || !deeper {
+				out = append(out, b...)
+			}
+		}
+		return out
+	}
+	if len(e.Causes) == 0 {
+		return []string{loc}
+	}
+	var out []string
+	for _, c := range e.Causes {
+		out = append(out, oracleLeaves(c)...)
+	}
+	return out
+}
+
+// rulePointers returns the sorted, unique pointers of rules.
+func rulePointers(rules []metaRule) []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.at)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// compareWithOracle checks metaRules against v6 for one document and
+// returns a description of the difference, "" when they agree or v6
+// cannot tell.
+func compareWithOracle(doc any, draft string) (diff string, decided bool) {
+	o := oracle(doc, draft)
+	if !o.decided {
+		return "", false
+	}
+	rules := metaRules(doc, draft)
+	got := rulePointers(rules)
+	if slices.Equal(got, o.pointers) {
+		return "", true
+	}
+	return fmt.Sprintf("metaViolations at %q (%q), v6 at %q (%v)", got, rules, o.pointers, o.err), true
+}
+
+// metaKeywords are every keyword of every draft's meta-schema, and one that
+// none knows.
+var metaKeywords = []string{
+	"$anchor", "$comment", "$defs", "$dynamicAnchor", "$dynamicRef", "$id", "$recursiveAnchor",
+	"$recursiveRef", "$ref", "$schema", "$vocabulary", "additionalItems", "additionalProperties",
+	"allOf", "anyOf", "const", "contains", "contentEncoding", "contentMediaType", "contentSchema",
+	"default", "definitions", "dependencies", "dependentRequired", "dependentSchemas", "deprecated",
+	"description", "else", "enum", "examples", "exclusiveMaximum", "exclusiveMinimum", "format", "id",
+	"if", "items", "maxContains", "maxItems", "maxLength", "maxProperties", "maximum", "minContains",
+	"minItems", "minLength", "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern",
+	"patternProperties", "prefixItems", "properties", "propertyNames", "readOnly", "required",
+	"then", "title", "type", "unevaluatedItems", "unevaluatedProperties", "uniqueItems", "writeOnly",
+	"x-unknown",
+}
+
+// metaValues are edge values for every keyword.
+var metaValues = []string{
+	`0`, `-1`, `1`, `1.5`, `1.0`, `-0`, `0.5`, `1e400`, `-1e400`, `1e-400`, `1e99999999`,
+	`123456789012345678901234567890`, `-123456789012345678901234567890`,
+	`true`, `false`, `null`,
+	`""`, `"a"`, `"string"`, `"integer"`, `"foo"`, `"#a"`, `"#"`, `"a#b"`, `"a#"`, `"\\"`,
+	`"http://x.invalid/y"`, `"urn:x"`, `"("`, `"[a-"`, `"^a+$"`, `"_a"`, `"a:b"`, `"1a"`, `"a b"`,
+	`"http://[::1"`, `"http://[fe80::1%25en0]/"`, `"http://::1/"`, `"http://[::1]/"`, `"%zz"`,
+	`[]`, `[1]`, `["a"]`, `["a","a"]`, `["a","b"]`, `["string","number"]`, `["string","string"]`,
+	`["foo"]`, `["foo","foo"]`, `[1,"a",1]`, `[{}]`, `[true]`, `[false,{}]`, `[{"type":5}]`, `[1,1.0]`,
+	`[{"a":1},{"a":1.0}]`, `[[1],[1]]`, `[5]`,
+	`{}`, `{"type":"string"}`, `{"type":5}`, `{"a":{}}`, `{"a":5}`, `{"a":true}`, `{"a":["b"]}`,
+	`{"a":[]}`, `{"a":[1]}`, `{"a":{"minimum":"x"}}`, `{"(":{}}`, `{"https://x.invalid/v":true}`,
+	`{"v":true}`, `{"https://x.invalid/v":1}`,
+}
+
+// metaPositions wrap a schema at every place a subschema goes, and one
+// where none goes.
+var metaPositions = []string{
+	`%s`,
+	`{"properties":{"p":%s}}`,
+	`{"patternProperties":{"^a":%s}}`,
+	`{"definitions":{"d":%s}}`,
+	`{"$defs":{"d":%s}}`,
+	`{"items":%s}`,
+	`{"items":[{},%s]}`,
+	`{"prefixItems":[%s]}`,
+	`{"additionalItems":%s}`,
+	`{"additionalProperties":%s}`,
+	`{"dependencies":{"d":%s}}`,
+	`{"dependentSchemas":{"d":%s}}`,
+	`{"allOf":[%s]}`,
+	`{"anyOf":[{},%s]}`,
+	`{"oneOf":[%s]}`,
+	`{"not":%s}`,
+	`{"if":%s}`,
+	`{"then":%s}`,
+	`{"else":%s}`,
+	`{"contains":%s}`,
+	`{"propertyNames":%s}`,
+	`{"unevaluatedItems":%s}`,
+	`{"unevaluatedProperties":%s}`,
+	`{"contentSchema":%s}`,
+	`{"x-unknown":%s}`,
+	`{"properties":{"p":{"items":{"not":%s}}}}`,
+}
+
+// metaWholeSchemas are documents that are not built from one keyword.
+var metaWholeSchemas = []string{
+	`true`, `false`, `5`, `"x"`, `[]`, `null`, `{}`, `[{}]`,
+	`{"exclusiveMaximum":true}`, `{"exclusiveMaximum":true,"maximum":3}`,
+	`{"exclusiveMinimum":false,"minimum":3,"properties":{"a":{"exclusiveMinimum":true}}}`,
+	`{"type":"object","required":["a","b"],"properties":{"a":{"type":"string","enum":["x","y"]},"b":{"type":"integer","minimum":0}},"additionalProperties":false}`,
+	`{"minLength":-1,"maxLength":"3","type":[],"enum":[],"required":[1,"a","a"]}`,
+	`{"$id":"https://x.invalid/s","$anchor":"a","$ref":"#a","$comment":"c"}`,
+	`{"$vocabulary":{"https://json-schema.org/draft/2020-12/vocab/core":true,"x":1}}`,
+	`{"items":[],"allOf":[],"dependencies":{"a":[],"b":["a","a"],"c":{"type":1}}}`,
+	`{"patternProperties":{"(":{},"[":5,"^a$":{"type":"nope"}}}`,
+	`{"properties":{"a/b":{"type":1},"c~d":{"minItems":-1}}}`,
+}
+
+// metaCorpus returns every document of the differential test as JSON.
+func metaCorpus(short bool) []string {
+	var out []string
+	out = append(out, metaWholeSchemas...)
+	for _, kw := range metaKeywords {
+		for i, v := range metaValues {
+			one := fmt.Sprintf(`{%q:%s}`, kw, v)
+			for j, pos := range metaPositions {
+				// Every value at the root, and a spread of them deeper.
+				if j > 0 && (short || (i+j)%5 != 0) && !(j == 1 && i%2 == 0) {
+					continue
+				}
+				out = append(out, fmt.Sprintf(pos, one))
+			}
+		}
+	}
+	for _, pos := range metaPositions {
+		for _, whole := range []string{`true`, `false`, `5`, `"x"`, `[]`, `null`, `{}`} {
+			out = append(out, fmt.Sprintf(pos, whole))
+		}
+	}
+	return out
+}
+
+func TestMetaViolationsMatchOracle(t *testing.T) {
+	corpus := metaCorpus(testing.Short())
+	for _, draft := range metaDrafts {
+		t.Run(draft, func(t *testing.T) {
+			decided, invalid, failures := 0, 0, 0
+			for _, src := range corpus {
+				doc, err := Decode([]byte(src))
+				if err != nil {
+					t.Fatalf("decode %s: %v", src, err)
+				}
+				diff, ok := compareWithOracle(doc, draft)
+				if !ok {
+					continue
+				}
+				decided++
+				if metaRules(doc, draft) != nil {
+					invalid++
+				}
+				if diff != "" {
+					failures++
+					if failures <= 40 {
+						t.Errorf("%s: %s", src, diff)
+					}
+				}
+			}
+			t.Logf("%d documents, %d decided by v6, %d of them invalid, %d disagreements", len(corpus), decided, invalid, failures)
+			if decided < len(corpus)*3/4 {
+				t.Errorf("v6 decided only %d of %d documents", decided, len(corpus))
+			}
+		})
+	}
+}
+
+func FuzzMetaViolations(f *testing.F) {
+	for i, src := range metaCorpus(true) {
+		f.Add(uint8(i%len(metaDrafts)), []byte(src))
+	}
+	f.Fuzz(func(t *testing.T, d uint8, data []byte) {
+		draft := metaDrafts[int(d)%len(metaDrafts)]
+		doc, err := Decode(data)
+		if err != nil {
+			return
+		}
+		if diff, _ := compareWithOracle(doc, draft); diff != "" {
+			t.Errorf("%s %s: %s", draft, data, diff)
+		}
+	})
+}
