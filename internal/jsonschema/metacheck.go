@@ -103,6 +103,15 @@ func (m *metaCheck) schemaOr(v any, or string) {
 
 // object checks the keywords of a schema object.
 func (m *metaCheck) object(s map[string]any) {
+	if len(m.path) > 0 {
+		// An embedded resource that names its own draft answers to
+		// that draft's meta-schema alone.
+		if ver, ok := embeddedDraft(s); ok && ver != m.ver {
+			outer := m.ver
+			m.ver = ver
+			defer func() { m.ver = outer }()
+		}
+	}
 	if m.ver == 4 {
 		// Draft-04 makes each exclusive bound depend on its bound.
 		for _, p := range [...][2]string{{"exclusiveMaximum", "maximum"}, {"exclusiveMinimum", "minimum"}} {
@@ -219,7 +228,6 @@ func (m *metaCheck) keyword(k string, v any) {
 			m.schemaMap(v)
 		}
 	case "patternProperties":
-		m.schemaMap(v)
 		if obj, ok := v.(map[string]any); ok && m.ver >= 7 {
 			for _, name := range sortedKeys(obj) {
 				if msg := regexProblem(name); msg != "" {
@@ -227,6 +235,7 @@ func (m *metaCheck) keyword(k string, v any) {
 				}
 			}
 		}
+		m.schemaMap(v)
 	case "dependencies":
 		obj, ok := v.(map[string]any)
 		if !ok {
@@ -342,6 +351,58 @@ func (m *metaCheck) keyword(k string, v any) {
 			m.pop()
 		}
 	}
+}
+
+// embeddedDraft returns the draft of a schema object that is a resource of
+// its own: it names a draft in "$schema" and has an identifier in that
+// draft's keyword ("id" in draft-04; before 2019-09, not beside "$ref").
+func embeddedDraft(s map[string]any) (int, bool) {
+	uri, ok := s["$schema"].(string)
+	if !ok {
+		return 0, false
+	}
+	ver, ok := draftOfURI(uri)
+	if !ok {
+		return 0, false
+	}
+	idKeyword := "$id"
+	if ver == 4 {
+		idKeyword = "id"
+	}
+	if _, ref := s["$ref"]; ref && ver < 2019 {
+		return 0, false
+	}
+	id, _ := s[idKeyword].(string)
+	if base, _, _ := strings.Cut(id, "#"); base == "" {
+		return 0, false
+	}
+	return ver, true
+}
+
+// draftOfURI returns the draft version a "$schema" URI names.
+func draftOfURI(uri string) (int, bool) {
+	uri, frag, _ := strings.Cut(uri, "#")
+	if frag != "" {
+		return 0, false
+	}
+	if rest, ok := strings.CutPrefix(uri, "http://"); ok {
+		uri = rest
+	} else {
+		uri = strings.TrimPrefix(uri, "https://")
+	}
+	switch uri {
+	case "json-schema.org/schema", "json-schema.org/draft/2020-12/schema":
+		return 2020, true
+	case "json-schema.org/draft/2019-09/schema":
+		return 2019, true
+	case "json-schema.org/draft-07/schema":
+		return 7, true
+	case "json-schema.org/draft-06/schema":
+		return 6, true
+	case "json-schema.org/draft-04/schema":
+		return 4, true
+	}
+	return 0, false
 }
 
 func (m *metaCheck) isString(v any) (string, bool) {
@@ -537,12 +598,12 @@ func (m *metaCheck) absoluteURI(s string) {
 // uriProblem says what is wrong with s as a URI (absolute) or a URI
 // reference, "" when nothing is.
 func uriProblem(s string, absolute bool) string {
-	what := "URI reference"
+	what := "a URI reference"
 	if absolute {
-		what = "absolute URI"
+		what = "an absolute URI"
 	}
 	if !absolute && strings.Contains(s, `\`) {
-		return fmt.Sprintf("%s is not a %s: it contains a backslash", quote(s), what)
+		return fmt.Sprintf("%s is not %s: it contains a backslash", quote(s), what)
 	}
 	u, err := url.Parse(s)
 	if err != nil {
@@ -550,18 +611,18 @@ func uriProblem(s string, absolute bool) string {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Sprintf("%s is not a %s: %v", quote(s), what, err)
+		return fmt.Sprintf("%s is not %s: %v", quote(s), what, err)
 	}
 	if host := u.Hostname(); strings.Contains(host, ":") {
 		if !strings.Contains(u.Host, "[") || !strings.Contains(u.Host, "]") {
-			return fmt.Sprintf("%s is not a %s: IPv6 host not in brackets", quote(s), what)
+			return fmt.Sprintf("%s is not %s: IPv6 host not in brackets", quote(s), what)
 		}
 		if a, err := netip.ParseAddr(host); err != nil || a.Zone() != "" {
-			return fmt.Sprintf("%s is not a %s: bad IPv6 host", quote(s), what)
+			return fmt.Sprintf("%s is not %s: bad IPv6 host", quote(s), what)
 		}
 	}
 	if absolute && !u.IsAbs() {
-		return fmt.Sprintf("%s is not a %s: it has no scheme", quote(s), what)
+		return fmt.Sprintf("%s is not %s: it has no scheme", quote(s), what)
 	}
 	return ""
 }

@@ -30,6 +30,20 @@ func oracleDraft(draft string) *js.Draft {
 	return js.Draft2020
 }
 
+func draftName(ver int) string {
+	switch ver {
+	case 4:
+		return "draft-04"
+	case 6:
+		return "draft-06"
+	case 7:
+		return "draft-07"
+	case 2019:
+		return "2019-09"
+	}
+	return "2020-12"
+}
+
 // oracleVerdict is what v6 says of a schema document.
 type oracleVerdict struct {
 	decided  bool     // false: v6 failed otherwise (a bad $id, a load) or panicked
@@ -143,6 +157,15 @@ func rulePointers(rules []metaRule) []string {
 // returns a description of the difference, "" when they agree or v6
 // cannot tell.
 func compareWithOracle(doc any, draft string) (diff string, decided bool) {
+	// A document that names its draft is read as that draft, by v6 and
+	// by the caller of metaViolations.
+	if obj, ok := doc.(map[string]any); ok {
+		if uri, ok := obj["$schema"].(string); ok {
+			if ver, ok := draftOfURI(uri); ok {
+				draft = draftName(ver)
+			}
+		}
+	}
 	o := oracle(doc, draft)
 	if !o.decided {
 		return "", false
@@ -229,6 +252,17 @@ var metaWholeSchemas = []string{
 	`{"items":[],"allOf":[],"dependencies":{"a":[],"b":["a","a"],"c":{"type":1}}}`,
 	`{"patternProperties":{"(":{},"[":5,"^a$":{"type":"nope"}}}`,
 	`{"properties":{"a/b":{"type":1},"c~d":{"minItems":-1}}}`,
+	// Embedded resources in other drafts, and look-alikes that are not.
+	`{"$defs":{"a":{"id":"http://x.invalid/a","$schema":"http://json-schema.org/draft-04/schema#","exclusiveMaximum":true,"items":{"type":1}}}}`,
+	`{"$defs":{"a":{"$id":"http://x.invalid/a","$schema":"http://json-schema.org/draft-04/schema#","exclusiveMaximum":true}}}`,
+	`{"$defs":{"a":{"$schema":"http://json-schema.org/draft-04/schema#","exclusiveMaximum":true}}}`,
+	`{"definitions":{"a":{"$id":"http://x.invalid/a","$schema":"https://json-schema.org/draft/2020-12/schema","$anchor":"_x","enum":[]}}}`,
+	`{"definitions":{"a":{"$id":"http://x.invalid/a","$schema":"https://json-schema.org/draft/2019-09/schema","$anchor":"_x","$recursiveAnchor":"x"}}}`,
+	`{"properties":{"a":{"$id":"http://x.invalid/a","$schema":"http://json-schema.org/draft-07/schema","$ref":"#","enum":[],"properties":{"b":{"id":"http://x.invalid/b","$schema":"http://json-schema.org/draft-04/schema","exclusiveMinimum":1}}}}}`,
+	`{"properties":{"a":{"id":"http://x.invalid/a","$schema":"http://json-schema.org/draft-04/schema#","$ref":"#","exclusiveMinimum":true}}}`,
+	`{"properties":{"a":{"$id":"#frag","$schema":"http://json-schema.org/draft-06/schema#","examples":1}}}`,
+	`{"$schema":"http://json-schema.org/draft-04/schema#","exclusiveMinimum":true,"properties":{"a":true}}`,
+	`{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":"a"}`,
 }
 
 // metaCorpus returns every document of the differential test as JSON.
