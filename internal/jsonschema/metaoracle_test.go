@@ -77,7 +77,11 @@ func oracle(doc any, draft string) (v oracleVerdict) {
 	}
 	// Compile failed otherwise: before its meta-schema check (a bad $id,
 	// a $schema it cannot load) or after it (a reference it cannot load).
-	// Ask the meta-schema itself, as Compile does.
+	// Ask the meta-schema itself, as Compile does; it cannot tell when
+	// an embedded resource names its own draft.
+	if nestedSchemaKeyword(doc, 0) {
+		return oracleVerdict{err: err}
+	}
 	meta, merr := oracleMeta(draft)
 	if merr != nil {
 		return oracleVerdict{err: merr}
@@ -90,6 +94,26 @@ func oracle(doc any, draft string) (v oracleVerdict) {
 		return oracleVerdict{err: err}
 	}
 	return oracleVerdict{decided: true, pointers: oracleSet(ve), err: err}
+}
+
+// nestedSchemaKeyword reports whether "$schema" appears in doc below its
+// root.
+func nestedSchemaKeyword(v any, depth int) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if k == "$schema" && depth > 0 || nestedSchemaKeyword(e, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if nestedSchemaKeyword(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // oracleMeta compiles the meta-schema of draft with v6, formats asserted as
