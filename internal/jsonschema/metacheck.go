@@ -23,7 +23,10 @@ import (
 //
 // The rules are those the meta-schemas state, including the formats they
 // name ("uri", "uri-reference", "regex"), which are checked as assertions.
-// Keywords a draft does not know are allowed, as in the meta-schemas.
+// Keywords a draft does not know are allowed, as in the meta-schemas. The
+// root's "$schema" is not read (the caller chooses the draft), but a
+// subschema that is a resource of its own, naming a draft in "$schema" and
+// having that draft's identifier, is checked against that draft alone.
 func metaViolations(doc any, draft string) []string {
 	var out []string
 	for _, r := range metaRules(doc, draft) {
@@ -122,8 +125,8 @@ func (m *metaCheck) object(s map[string]any) {
 			}
 		}
 	}
-	keys := sortedKeys(s)
-	for _, k := range keys {
+	var buf [16]string
+	for _, k := range appendSortedKeys(buf[:0], s) {
 		m.push(k)
 		m.keyword(k, s[k])
 		m.pop()
@@ -440,6 +443,9 @@ func (m *metaCheck) positiveNumber(v any) {
 
 // count checks a non-negative integer.
 func (m *metaCheck) count(v any) {
+	if n, ok := v.(json.Number); ok && n != "" && strings.Trim(string(n), "0123456789") == "" {
+		return // plain digits, the common case, need no math/big
+	}
 	if !isNumber(v) {
 		m.fail("got %s, want a non-negative integer", typeName(v))
 		return
@@ -743,7 +749,11 @@ func jsonEqual(a, b any) bool {
 }
 
 func sortedKeys(obj map[string]any) []string {
-	keys := make([]string, 0, len(obj))
+	return appendSortedKeys(make([]string, 0, len(obj)), obj)
+}
+
+// appendSortedKeys appends the keys of obj to keys, sorted.
+func appendSortedKeys(keys []string, obj map[string]any) []string {
 	for k := range obj {
 		keys = append(keys, k)
 	}

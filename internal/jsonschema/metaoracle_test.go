@@ -1,9 +1,11 @@
 package jsonschema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	js "github.com/santhosh-tekuri/jsonschema/v6"
@@ -289,22 +291,68 @@ var metaWholeSchemas = []string{
 	`{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":"a"}`,
 }
 
+// metaStrings are edge strings for the keywords whose strings have a syntax:
+// URIs, anchors and regular expressions.
+var metaStrings = []string{
+	``, `#`, `#a`, `a#`, `a##`, `a#b#`, `/a`, `//host/p`, `mailto:x@y.invalid`, `urn:isbn:1`,
+	`http://[::1]:80/`, `http://[1.2.3.4]/`, `http://[::ffff:1.2.3.4]/`, `http://x:99999/`, `http://x:y/`,
+	`http://[fe80::1%en0]/`, `http://a b/`, `a b`, `%41`, `%4`, `http://x.invalid/%zz`, `http://ü.invalid/`,
+	`http://user@[::1]/`, `http://[::1]x/`, `http://[]/`, `:`, `a:`, `1a:b`, `A`, `_`, `-a`, `a-._:`, `ä`,
+	`\d+`, `(?i)a`, `(?P<n>a)`, `a{2,1}`, `\p{Greek}`, `\Z`, `(?=a)`, `[[:alpha:]]`, `x**`, `a{1001}`, `\`,
+}
+
+// metaStringKeywords are the keywords metaStrings are tried with.
+var metaStringKeywords = []string{
+	"$ref", "$id", "id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef",
+	"$recursiveAnchor", "pattern", "format",
+}
+
 // metaCorpus returns every document of the differential test as JSON.
 func metaCorpus(short bool) []string {
 	var out []string
 	out = append(out, metaWholeSchemas...)
-	for _, kw := range metaKeywords {
+	for k, kw := range metaKeywords {
 		for i, v := range metaValues {
 			one := fmt.Sprintf(`{%q:%s}`, kw, v)
-			for j, pos := range metaPositions {
-				// Every value at the root, and a spread of them deeper.
-				if j > 0 && (short || (i+j)%5 != 0) && !(j == 1 && i%2 == 0) {
-					continue
-				}
+			out = append(out, one)
+			if !short {
+				// And each at one of the deeper places, in turn.
+				pos := metaPositions[1+(i+k)%(len(metaPositions)-1)]
 				out = append(out, fmt.Sprintf(pos, one))
 			}
 		}
 	}
+	for _, pos := range metaPositions[1:] {
+		for _, kw := range []string{"type", "minLength", "items", "required", "enum", "$ref", "dependencies"} {
+			for _, v := range []string{`5`, `-1`, `[]`, `"foo"`, `["a","a"]`, `[{"type":5}]`, `{"a":5}`} {
+				out = append(out, fmt.Sprintf(pos, fmt.Sprintf(`{%q:%s}`, kw, v)))
+			}
+		}
+	}
+	for _, s := range metaStrings {
+		q, err := json.Marshal(s)
+		if err != nil {
+			panic(err)
+		}
+		for _, kw := range metaStringKeywords {
+			out = append(out, fmt.Sprintf(`{%q:%s}`, kw, q), fmt.Sprintf(`{"properties":{"p":{%q:%s}}}`, kw, q))
+		}
+		out = append(out,
+			fmt.Sprintf(`{"patternProperties":{%s:{}}}`, q),
+			fmt.Sprintf(`{"$vocabulary":{%s:true}}`, q),
+			fmt.Sprintf(`{"$defs":{"a":{"$id":%s,"$schema":"http://json-schema.org/draft-07/schema#","enum":[]}}}`, q),
+		)
+	}
+	var many []string
+	for i := range 21 {
+		many = append(many, fmt.Sprint(i))
+	}
+	out = append(out,
+		fmt.Sprintf(`{"enum":[%s,20.0]}`, strings.Join(many, ",")),
+		fmt.Sprintf(`{"enum":[%s]}`, strings.Join(many, ",")),
+		fmt.Sprintf(`{"required":["%s","0"]}`, strings.Join(many, `","`)),
+		fmt.Sprintf(`{"enum":[{"a":[%s]},%s,{"a":[%[1]s]}]}`, strings.Join(many, ","), strings.Join(many, ",")),
+	)
 	for _, pos := range metaPositions {
 		for _, whole := range []string{`true`, `false`, `5`, `"x"`, `[]`, `null`, `{}`} {
 			out = append(out, fmt.Sprintf(pos, whole))
