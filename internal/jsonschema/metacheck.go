@@ -436,7 +436,11 @@ func (m *metaCheck) positiveNumber(v any) {
 		m.fail("got %s, want a number greater than 0", typeName(v))
 		return
 	}
-	if r, ok := toRat(v); !ok || r.Sign() <= 0 {
+	r, ok := toRat(v)
+	switch {
+	case !ok:
+		m.fail("got %v (exponent too large), want a number greater than 0", v)
+	case r.Sign() <= 0:
 		m.fail("got %v, want a number greater than 0", v)
 	}
 }
@@ -450,7 +454,11 @@ func (m *metaCheck) count(v any) {
 		m.fail("got %s, want a non-negative integer", typeName(v))
 		return
 	}
-	if r, ok := toRat(v); !ok || !r.IsInt() || r.Sign() < 0 {
+	r, ok := toRat(v)
+	switch {
+	case !ok:
+		m.fail("got %v (exponent too large), want a non-negative integer", v)
+	case !r.IsInt() || r.Sign() < 0:
 		m.fail("got %v, want a non-negative integer", v)
 	}
 }

@@ -34,6 +34,8 @@ func TestMetaViolations(t *testing.T) {
 				"at /minLength: got -1, want a non-negative integer",
 				"at /minProperties: got string, want a non-negative integer",
 			}},
+		{"exponent beyond math/big", []string{"2019-09"}, `{"minLength":1e99999999,"maximum":1e99999999}`,
+			[]string{"at /minLength: got 1e99999999 (exponent too large), want a non-negative integer"}},
 		{"multipleOf", nil, `{"multipleOf":0,"properties":{"a":{"multipleOf":-2}}}`,
 			[]string{"at /multipleOf: got 0, want a number greater than 0", "at /properties/a/multipleOf: got -2, want a number greater than 0"}},
 		{"exclusive bounds, draft-04", []string{"draft-04"}, `{"exclusiveMaximum":3,"exclusiveMinimum":true,"minimum":1}`,
