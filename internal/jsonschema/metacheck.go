@@ -382,17 +382,19 @@ func embeddedDraft(s map[string]any) (int, bool) {
 	return ver, true
 }
 
-// draftOfURI returns the draft version a "$schema" URI names.
+// draftOfURI returns the draft version a "$schema" URI names: a draft's
+// meta-schema URI, with or without a scheme; with a fragment (any), only
+// with its http or https scheme.
 func draftOfURI(uri string) (int, bool) {
 	uri, frag, _ := strings.Cut(uri, "#")
-	if frag != "" {
+	rest, ok := strings.CutPrefix(uri, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(uri, "https://")
+	}
+	if !ok && frag != "" {
 		return 0, false
 	}
-	if rest, ok := strings.CutPrefix(uri, "http://"); ok {
-		uri = rest
-	} else {
-		uri = strings.TrimPrefix(uri, "https://")
-	}
+	uri = rest
 	switch uri {
 	case "json-schema.org/schema", "json-schema.org/draft/2020-12/schema":
 		return 2020, true

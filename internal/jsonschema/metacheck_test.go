@@ -127,6 +127,12 @@ func TestMetaViolations(t *testing.T) {
 				"at /properties/a/items/minimum: got boolean, want number",
 				"at /properties/b/exclusiveMinimum: got boolean, want number",
 			}},
+		{"embedded, $schema with a fragment", []string{"2020-12"}, `{"$defs":{"a":{"$id":"https://x.invalid/a","$schema":"http://json-schema.org/draft-07/schema#/x","enum":[]},"b":{"$id":"https://x.invalid/b","$schema":"json-schema.org/draft-07/schema","enum":[]}}}`,
+			[]string{
+				"at /$defs/a/enum: got an empty array, want at least one value",
+				"at /$defs/b/$schema: 'json-schema.org/draft-07/schema' is not an absolute URI: it has no scheme",
+				"at /$defs/b/enum: got an empty array, want at least one value",
+			}},
 		{"not embedded without its draft's id", []string{"2020-12"}, `{"$defs":{"a":{"$id":"https://x.invalid/a","$schema":"http://json-schema.org/draft-04/schema#","exclusiveMinimum":true}}}`,
 			[]string{"at /$defs/a/exclusiveMinimum: got boolean, want number"}},
 		{"dependentRequired", []string{"2019-09"}, `{"dependentRequired":{"a":[1],"b":"c"}}`,

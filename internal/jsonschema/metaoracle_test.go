@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -422,7 +423,15 @@ func FuzzMetaViolations(f *testing.F) {
 		draft := metaDrafts[int(d)%len(metaDrafts)]
 		doc, err := Decode(data)
 		if err != nil {
-			return
+			// Bytes that are no JSON seed a random nested schema.
+			if len(data) < 8 {
+				return
+			}
+			r := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(data), uint64(len(data))))
+			data = []byte(randomSchema(r, 4))
+			if doc, err = Decode(data); err != nil {
+				t.Fatalf("decode %s: %v", data, err)
+			}
 		}
 		if diff, _ := compareWithOracle(doc, draft); diff != "" {
 			t.Errorf("%s %s: %s", draft, data, diff)
