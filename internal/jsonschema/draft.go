@@ -1,0 +1,84 @@
+package jsonschema
+
+import "strings"
+
+// Drafts by their version number, as the old validator numbered them.
+const (
+	draft4    = 4
+	draft6    = 6
+	draft7    = 7
+	draft2019 = 2019
+	draft2020 = 2020
+)
+
+// draftName is the name metaViolations takes.
+func draftName(d int) string {
+	switch d {
+	case draft4:
+		return "draft-04"
+	case draft6:
+		return "draft-06"
+	case draft7:
+		return "draft-07"
+	case draft2019:
+		return "2019-09"
+	}
+	return "2020-12"
+}
+
+// draftOf returns the draft a "$schema" URL names, http or https, with or
+// without an empty fragment; 0 for any other URL.
+func draftOf(url string) int {
+	u, frag, _ := strings.Cut(url, "#")
+	if frag != "" {
+		return 0
+	}
+	if rest, ok := strings.CutPrefix(u, "http://"); ok {
+		u = rest
+	} else {
+		u = strings.TrimPrefix(u, "https://")
+	}
+	switch u {
+	case "json-schema.org/schema", "json-schema.org/draft/2020-12/schema":
+		return draft2020
+	case "json-schema.org/draft/2019-09/schema":
+		return draft2019
+	case "json-schema.org/draft-07/schema":
+		return draft7
+	case "json-schema.org/draft-06/schema":
+		return draft6
+	case "json-schema.org/draft-04/schema":
+		return draft4
+	}
+	return 0
+}
+
+// idKeyword is the keyword that names a resource.
+func idKeyword(d int) string {
+	if d == draft4 {
+		return "id"
+	}
+	return "$id"
+}
+
+// Where subschemas sit in a schema object, by draft: keywords whose value
+// is a schema, an array of schemas, or an object of schemas.
+func subschemaKeywords(d int) (single, arrays, objects []string) {
+	single = []string{"not", "additionalProperties", "items", "additionalItems"}
+	arrays = []string{"allOf", "anyOf", "oneOf", "items"}
+	objects = []string{"definitions", "properties", "patternProperties", "dependencies"}
+	if d >= draft6 {
+		single = append(single, "propertyNames", "contains")
+	}
+	if d >= draft7 {
+		single = append(single, "if", "then", "else")
+	}
+	if d >= draft2019 {
+		single = append(single, "unevaluatedProperties", "unevaluatedItems", "contentSchema")
+		objects = append(objects, "$defs", "dependentSchemas")
+	}
+	if d >= draft2020 {
+		arrays = append(arrays, "prefixItems")
+	}
+	return single, arrays, objects
+}

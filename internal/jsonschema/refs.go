@@ -1,0 +1,228 @@
+package jsonschema
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// A resource is a schema with its own base URI: the document's root, and
+// every subschema with an "$id" ("id" in draft 4).
+type resource struct {
+	url            string            // absolute, without fragment
+	ptr            string            // JSON pointer of its root in the document
+	anchors        map[string]string // plain name → JSON pointer in the document
+	dynamicAnchors map[string]string // $dynamicAnchor name → JSON pointer
+	dynamic        map[string]*node  // the same, compiled
+	recursive      bool              // its root has "$recursiveAnchor": true
+}
+
+// index holds the resources of one document.
+type index struct {
+	draft     int
+	byURL     map[string]*resource
+	byPtr     map[string]*resource
+}
+
+func newIndex(draft int) *index {
+	return &index{draft: draft, byURL: map[string]*resource{}, byPtr: map[string]*resource{}}
+}
+
+// add registers a resource at ptr named u; the first name wins.
+func (ix *index) add(u, ptr string) *resource {
+	if r, ok := ix.byPtr[ptr]; ok {
+		if _, ok := ix.byURL[u]; !ok {
+			ix.byURL[u] = r
+		}
+		return r
+	}
+	r := &resource{url: u, ptr: ptr, anchors: map[string]string{}, dynamicAnchors: map[string]string{}}
+	ix.byPtr[ptr] = r
+	if _, ok := ix.byURL[u]; !ok {
+		ix.byURL[u] = r
+	}
+	return r
+}
+
+// collect walks the subschemas of v at ptr, registering resources and
+// anchors. res is the resource v belongs to.
+func (ix *index) collect(v any, ptr string, res *resource) error {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if id, ok := obj[idKeyword(ix.draft)].(string); ok {
+		ref, _, _ := strings.Cut(id, "#")
+		if ref != "" {
+			u, err := join(res.url, ref)
+			if err != nil {
+				return fmt.Errorf("invalid %s %q at %q: %w", idKeyword(ix.draft), id, res.url+"#"+ptr, err)
+			}
+			res = ix.add(u, ptr)
+		}
+	}
+	if ptr == res.ptr {
+		res.recursive, _ = obj["$recursiveAnchor"].(bool)
+	}
+	if id, ok := obj[idKeyword(ix.draft)].(string); ok {
+		_, frag, _ := strings.Cut(id, "#")
+		if ix.draft < draft2019 && frag != "" {
+			if name, err := url.PathUnescape(frag); err == nil {
+				res.anchors[name] = ptr
+			}
+		}
+	}
+	if ix.draft >= draft2019 {
+		if a, ok := obj["$anchor"].(string); ok {
+			res.anchors[a] = ptr
+		}
+	}
+	if ix.draft >= draft2020 {
+		if a, ok := obj["$dynamicAnchor"].(string); ok {
+			res.anchors[a] = ptr
+			res.dynamicAnchors[a] = ptr
+		}
+	}
+	single, arrays, objects := subschemaKeywords(ix.draft)
+	for _, kw := range single {
+		if sub, ok := obj[kw]; ok {
+			if err := ix.collect(sub, ptr+"/"+escapeToken(kw), res); err != nil {
+				return err
+			}
+		}
+	}
+	for _, kw := range arrays {
+		if arr, ok := obj[kw].([]any); ok {
+			for i, sub := range arr {
+				if err := ix.collect(sub, ptr+"/"+kw+"/"+strconv.Itoa(i), res); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, kw := range objects {
+		if m, ok := obj[kw].(map[string]any); ok {
+			for k, sub := range m {
+				if err := ix.collect(sub, ptr+"/"+escapeToken(kw)+"/"+escapeToken(k), res); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// resourceAt returns the innermost resource whose root encloses ptr.
+func (ix *index) resourceAt(ptr string) *resource {
+	for p := ptr; ; {
+		if r, ok := ix.byPtr[p]; ok {
+			return r
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return ix.byPtr[""]
+		}
+		p = p[:i]
+	}
+}
+
+// join resolves ref against base, dropping any fragment of the result.
+func join(base, ref string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", err
+	}
+	u := b.ResolveReference(r)
+	u.Fragment, u.RawFragment = "", ""
+	return u.String(), nil
+}
+
+// escapeToken escapes a reference token of a JSON pointer.
+func escapeToken(t string) string {
+	if !strings.ContainsAny(t, "~/") {
+		return t
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+}
+
+// lookup returns the value at a JSON pointer of doc.
+func lookup(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			next, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) || strconv.Itoa(i) != tok {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// LoadError is the error of Compile for a reference to another document:
+// nothing is ever loaded.
+type LoadError struct {
+	URL string
+	Err error
+}
+
+func (e *LoadError) Error() string { return fmt.Sprintf("failing loading %q: %v", e.URL, e.Err) }
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// resolve finds the schema a reference made in resource res points to, as
+// a JSON pointer into the document, and the anchor its fragment names, if
+// any.
+func (c *compiler) resolve(ref string, res *resource) (ptr, anchor string, err error) {
+	b, err := url.Parse(res.url)
+	if err != nil {
+		return "", "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", "", fmt.Errorf("invalid reference %q: %w", ref, err)
+	}
+	u := b.ResolveReference(r)
+	frag := u.Fragment
+	u.Fragment, u.RawFragment = "", ""
+	target, ok := c.ix.byURL[u.String()]
+	if !ok {
+		return "", "", &LoadError{URL: u.String(), Err: c.refuse(u.String())}
+	}
+	switch {
+	case frag == "":
+		return target.ptr, "", nil
+	case strings.HasPrefix(frag, "/"):
+		p := target.ptr + frag
+		if _, ok := lookup(c.doc, p); !ok {
+			return "", "", fmt.Errorf("json-pointer in %q not found", u.String()+"#"+frag)
+		}
+		return p, "", nil
+	}
+	p, ok := target.anchors[frag]
+	if !ok {
+		return "", "", fmt.Errorf("anchor in %q not found in schema %q", u.String()+"#"+frag, u.String())
+	}
+	return p, frag, nil
+}
