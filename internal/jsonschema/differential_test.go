@@ -225,7 +225,11 @@ func differ(t *testing.T, cfgName, schema, instance string, cfg Config) {
 		return
 	}
 	ninst, _ := Decode([]byte(instance))
-	oval, nval := os.Validate(oinst), ns.Validate(ninst)
+	oval, panicked := oracleValidate(os, oinst)
+	if panicked {
+		return // v6 panics on numbers big.Rat cannot hold (1E1000001)
+	}
+	nval := ns.Validate(ninst)
 	if (oval == nil) != (nval == nil) {
 		t.Errorf("%s %s on %s: oracle %v, Validate %v", cfgName, schema, instance, oval, nval)
 		return
@@ -239,4 +243,13 @@ func differ(t *testing.T, cfgName, schema, instance string, cfg Config) {
 	if !slices.Equal(got, want) {
 		t.Errorf("%s %s on %s:\n got  %q\n want %q", cfgName, schema, instance, got, want)
 	}
+}
+
+func oracleValidate(s *oracleSchema, v any) (err error, panicked bool) {
+	defer func() {
+		if recover() != nil {
+			panicked = true
+		}
+	}()
+	return s.Validate(v), false
 }

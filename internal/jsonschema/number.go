@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -61,6 +62,12 @@ func formatCount(n int) string {
 // digits ("1.5×10⁻⁰⁷").
 func formatRat(r *big.Rat) string {
 	f, _ := r.Float64()
+	switch {
+	case math.IsInf(f, 1):
+		return "∞"
+	case math.IsInf(f, -1):
+		return "-∞"
+	}
 	s := strconv.FormatFloat(f, 'g', -1, 64)
 	mant, exp, hasExp := strings.Cut(s, "e")
 	if !hasExp {

@@ -20,9 +20,9 @@ type resource struct {
 
 // index holds the resources of one document.
 type index struct {
-	draft     int
-	byURL     map[string]*resource
-	byPtr     map[string]*resource
+	draft int
+	byURL map[string]*resource
+	byPtr map[string]*resource
 }
 
 func newIndex(draft int) *index {
@@ -31,7 +31,8 @@ func newIndex(draft int) *index {
 
 // add registers a resource at ptr named u; the first name wins.
 func (ix *index) add(u, ptr string) *resource {
-	if r, ok := ix.byPtr[ptr]; ok {
+	if r, ok := ix.byPtr[ptr]; ok { // the root, named by its $id too
+		r.url = u
 		if _, ok := ix.byURL[u]; !ok {
 			ix.byURL[u] = r
 		}
@@ -129,17 +130,30 @@ func (ix *index) resourceAt(ptr string) *resource {
 
 // join resolves ref against base, dropping any fragment of the result.
 func join(base, ref string) (string, error) {
+	u, _, err := resolveURL(base, ref)
+	return u, err
+}
+
+// resolveURL resolves ref against base: the absolute URL without fragment,
+// and the fragment, percent-decoded.
+func resolveURL(base, ref string) (string, string, error) {
 	b, err := url.Parse(base)
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	ref, frag, _ := strings.Cut(ref, "#")
+	if frag, err = url.PathUnescape(frag); err != nil {
+		return "", "", err
 	}
 	r, err := url.Parse(ref)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	u := b.ResolveReference(r)
-	u.Fragment, u.RawFragment = "", ""
-	return u.String(), nil
+	if !r.IsAbs() && b.Opaque != "" { // ResolveReference drops an opaque base
+		u.Opaque = b.Opaque
+	}
+	return u.String(), frag, nil
 }
 
 // escapeToken escapes a reference token of a JSON pointer.
@@ -195,20 +209,13 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // a JSON pointer into the document, and the anchor its fragment names, if
 // any.
 func (c *compiler) resolve(ref string, res *resource) (ptr, anchor string, err error) {
-	b, err := url.Parse(res.url)
-	if err != nil {
-		return "", "", err
-	}
-	r, err := url.Parse(ref)
+	u, frag, err := resolveURL(res.url, ref)
 	if err != nil {
 		return "", "", fmt.Errorf("invalid reference %q: %w", ref, err)
 	}
-	u := b.ResolveReference(r)
-	frag := u.Fragment
-	u.Fragment, u.RawFragment = "", ""
-	target, ok := c.ix.byURL[u.String()]
+	target, ok := c.ix.byURL[u]
 	if !ok {
-		return "", "", &LoadError{URL: u.String(), Err: c.refuse(u.String())}
+		return "", "", &LoadError{URL: u, Err: c.refuse(u)}
 	}
 	switch {
 	case frag == "":
@@ -216,13 +223,13 @@ func (c *compiler) resolve(ref string, res *resource) (ptr, anchor string, err e
 	case strings.HasPrefix(frag, "/"):
 		p := target.ptr + frag
 		if _, ok := lookup(c.doc, p); !ok {
-			return "", "", fmt.Errorf("json-pointer in %q not found", u.String()+"#"+frag)
+			return "", "", fmt.Errorf("json-pointer in %q not found", u+"#"+frag)
 		}
 		return p, "", nil
 	}
 	p, ok := target.anchors[frag]
 	if !ok {
-		return "", "", fmt.Errorf("anchor in %q not found in schema %q", u.String()+"#"+frag, u.String())
+		return "", "", fmt.Errorf("anchor in %q not found in schema %q", u+"#"+frag, u)
 	}
 	return p, frag, nil
 }
