@@ -253,3 +253,13 @@ func oracleValidate(s *oracleSchema, v any) (err error, panicked bool) {
 	}()
 	return s.Validate(v), false
 }
+
+func TestDifferentialSchemaURLs(t *testing.T) {
+	for _, u := range []string{
+		"http://json-schema.org/draft-04/schema#foo", "https://json-schema.org/draft-06/schema#", "#0", "",
+		"https://json-schema.org/draft/2020-12/schema#", "http://json-schema.org/draft/2019-09/schema",
+		"https://example.invalid/meta", "json-schema.org/schema",
+	} {
+		differ(t, "annotate", `{"$schema":"`+u+`","const":1,"exclusiveMinimum":true,"minimum":2,"if":false,"else":false}`, `1`, Config{})
+	}
+}

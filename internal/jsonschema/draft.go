@@ -26,13 +26,9 @@ func draftName(d int) string {
 	return "2020-12"
 }
 
-// draftOf returns the draft a "$schema" URL names, http or https, with or
-// without an empty fragment; 0 for any other URL.
-func draftOf(url string) int {
-	u, frag, _ := strings.Cut(url, "#")
-	if frag != "" {
-		return 0
-	}
+// draftOf returns the draft a "$schema" URL (without fragment) names, http
+// or https; 0 for any other URL.
+func draftOf(u string) int {
 	if rest, ok := strings.CutPrefix(u, "http://"); ok {
 		u = rest
 	} else {

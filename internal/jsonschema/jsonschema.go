@@ -49,11 +49,9 @@ func Compile(url string, doc any, cfg Config) (*Schema, error) {
 	draft := draft2020
 	if obj, ok := doc.(map[string]any); ok {
 		if s, ok := obj["$schema"].(string); ok {
-			if draft = draftOf(s); draft == 0 {
-				if _, frag, _ := strings.Cut(s, "#"); frag == "" {
-					return nil, &LoadError{URL: s, Err: refusal(cfg)(s)}
-				}
-				draft = draft2020
+			u, _, _ := strings.Cut(s, "#")
+			if draft = draftOf(u); draft == 0 {
+				return nil, &LoadError{URL: u, Err: refusal(cfg)(u)}
 			}
 		}
 	}
