@@ -113,6 +113,14 @@ func (c *compiler) node(ptr string) (*node, error) {
 	if !ok {
 		return nil, fmt.Errorf("json-pointer in %q not found", c.url+"#"+ptr)
 	}
+	return c.nodeOf(ptr, v)
+}
+
+// nodeOf is node for a value already looked up.
+func (c *compiler) nodeOf(ptr string, v any) (*node, error) {
+	if n, ok := c.nodes[ptr]; ok {
+		return n, nil
+	}
 	res := c.ix.resourceAt(ptr)
 	n := &node{draft: c.ix.draft, loc: c.url + "#" + ptr, res: res, ptr: ptr}
 	c.nodes[ptr] = n
@@ -134,20 +142,22 @@ func (c *compiler) node(ptr string) (*node, error) {
 	return nil, fmt.Errorf("%q is not a schema", n.loc)
 }
 
-func (c *compiler) sub(n *node, path ...string) (*node, error) {
+// sub compiles v, the subschema of n at the keyword path.
+func (c *compiler) sub(n *node, v any, path ...string) (*node, error) {
 	p := n.ptr
 	for _, t := range path {
 		p += "/" + escapeToken(t)
 	}
-	return c.node(p)
+	return c.nodeOf(p, v)
 }
 
 // prop compiles the subschema under keyword kw, nil when absent.
 func (c *compiler) prop(n *node, obj map[string]any, kw string) (*node, error) {
-	if _, ok := obj[kw]; !ok {
+	v, ok := obj[kw]
+	if !ok {
 		return nil, nil
 	}
-	return c.sub(n, kw)
+	return c.sub(n, v, kw)
 }
 
 func (c *compiler) array(n *node, obj map[string]any, kw string) ([]*node, error) {
@@ -157,7 +167,7 @@ func (c *compiler) array(n *node, obj map[string]any, kw string) ([]*node, error
 	}
 	out := make([]*node, len(arr))
 	for i := range arr {
-		s, err := c.sub(n, kw, strconv.Itoa(i))
+		s, err := c.sub(n, arr[i], kw, strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
@@ -172,8 +182,8 @@ func (c *compiler) object(n *node, obj map[string]any, kw string) (map[string]*n
 		return nil, nil
 	}
 	out := make(map[string]*node, len(m))
-	for k := range m {
-		s, err := c.sub(n, kw, k)
+	for k, v := range m {
+		s, err := c.sub(n, v, kw, k)
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +201,7 @@ func (c *compiler) additional(n *node, obj map[string]any, kw string) (any, erro
 	if b, ok := v.(bool); ok {
 		return b, nil
 	}
-	return c.sub(n, kw)
+	return c.sub(n, v, kw)
 }
 
 func (c *compiler) refTo(n *node, obj map[string]any, kw string) (*node, string, error) {
@@ -276,7 +286,7 @@ func (c *compiler) compileObject(n *node, obj map[string]any) error {
 			if err != nil {
 				return fmt.Errorf("invalid regex %q at %q: %w", pat, n.loc+"/patternProperties", err)
 			}
-			s, err := c.sub(n, "patternProperties", pat)
+			s, err := c.sub(n, m[pat], "patternProperties", pat)
 			if err != nil {
 				return err
 			}
@@ -291,7 +301,7 @@ func (c *compiler) compileObject(n *node, obj map[string]any) error {
 		for k, v := range m {
 			if _, ok := v.([]any); ok {
 				n.dependencies[k] = stringList(v)
-			} else if n.dependencies[k], err = c.sub(n, "dependencies", k); err != nil {
+			} else if n.dependencies[k], err = c.sub(n, v, "dependencies", k); err != nil {
 				return err
 			}
 		}

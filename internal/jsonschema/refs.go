@@ -20,13 +20,18 @@ type resource struct {
 
 // index holds the resources of one document.
 type index struct {
-	draft int
-	byURL map[string]*resource
-	byPtr map[string]*resource
+	draft   int
+	single  []string // keywords whose value is a subschema
+	arrays  []string // … an array of subschemas
+	objects []string // … an object of subschemas
+	byURL   map[string]*resource
+	byPtr   map[string]*resource
 }
 
 func newIndex(draft int) *index {
-	return &index{draft: draft, byURL: map[string]*resource{}, byPtr: map[string]*resource{}}
+	ix := &index{draft: draft, byURL: map[string]*resource{}, byPtr: map[string]*resource{}}
+	ix.single, ix.arrays, ix.objects = subschemaKeywords(draft)
+	return ix
 }
 
 // add registers a resource at ptr named u; the first name wins.
@@ -85,15 +90,14 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 			res.dynamicAnchors[a] = ptr
 		}
 	}
-	single, arrays, objects := subschemaKeywords(ix.draft)
-	for _, kw := range single {
+	for _, kw := range ix.single {
 		if sub, ok := obj[kw]; ok {
 			if err := ix.collect(sub, ptr+"/"+escapeToken(kw), res); err != nil {
 				return err
 			}
 		}
 	}
-	for _, kw := range arrays {
+	for _, kw := range ix.arrays {
 		if arr, ok := obj[kw].([]any); ok {
 			for i, sub := range arr {
 				if err := ix.collect(sub, ptr+"/"+kw+"/"+strconv.Itoa(i), res); err != nil {
@@ -102,7 +106,7 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 			}
 		}
 	}
-	for _, kw := range objects {
+	for _, kw := range ix.objects {
 		if m, ok := obj[kw].(map[string]any); ok {
 			for k, sub := range m {
 				if err := ix.collect(sub, ptr+"/"+escapeToken(kw)+"/"+escapeToken(k), res); err != nil {
