@@ -122,6 +122,14 @@ var diffCases = []struct {
 	{`{"$defs":{"list":{"items":{"$ref":"#/$defs/list"},"maxItems":2}},"$ref":"#/$defs/list"}`, []string{`[[[1,2,3]]]`, `[[]]`}},
 	{`{"$defs":{"loop":{"$ref":"#/$defs/loop"}},"$ref":"#/$defs/loop"}`, []string{`1`}},
 	{`{"anyOf":[{"$ref":"#"}]}`, []string{`1`}},
+	{`{"$ref":"https://elsewhere.invalid/x.json#/a"}`, []string{`1`}},
+	{`{"$ref":"x.json"}`, []string{`1`}},
+	{`{"$ref":"#/nope"}`, []string{`1`}},
+	{`{"$ref":"#nope"}`, []string{`1`}},
+	{`{"$id":"http://a.invalid/x","$ref":"y"}`, []string{`1`}},
+	{`{"$id":"urn:example:root","$defs":{"a":{"$anchor":"a","type":"string"}},"$ref":"urn:example:root#a"}`, []string{`1`, `"s"`}},
+	{`{"$schema":"https://example.invalid/meta"}`, []string{`1`}},
+	{`{"$defs":{"unused":{"$ref":"https://elsewhere.invalid/y"}},"type":"string"}`, []string{`1`}},
 	// dynamic references
 	{`{"$id":"https://example.invalid/tree","$dynamicAnchor":"node","type":"object","properties":{"kids":{"type":"array","items":{"$dynamicRef":"#node"}}}}`, []string{`{"kids":[{"kids":[]}]}`, `{"kids":[1]}`}},
 	{`{"$id":"https://example.invalid/strict","$ref":"tree","$dynamicAnchor":"node","unevaluatedProperties":false,"$defs":{"tree":{"$id":"tree","$dynamicAnchor":"node","type":"object","properties":{"data":true,"kids":{"type":"array","items":{"$dynamicRef":"#node"}}}}}}`,
@@ -211,8 +219,12 @@ func differ(t *testing.T, cfgName, schema, instance string, cfg Config) {
 	os, oerr := oracleCompile(url, odoc, cfg)
 	ns, nerr := Compile(url, ndoc, cfg)
 	if oerr != nil {
-		if !oracleMetaError(oerr) && nerr == nil {
+		switch {
+		case oracleMetaError(oerr):
+		case nerr == nil:
 			t.Errorf("%s %s: oracle fails to compile (%v), Compile does not", cfgName, schema, oerr)
+		case nerr.Error() != oerr.Error():
+			t.Errorf("%s %s: Compile: %v; the oracle: %v", cfgName, schema, nerr, oerr)
 		}
 		return
 	}
