@@ -227,13 +227,23 @@ func (c *compiler) resolve(ref string, res *resource) (ptr, anchor string, err e
 	case strings.HasPrefix(frag, "/"):
 		p := target.ptr + frag
 		if _, ok := lookup(c.doc, p); !ok {
-			return "", "", fmt.Errorf("json-pointer in %q not found", u+"#"+frag)
+			return "", "", fmt.Errorf("json-pointer in %q not found", u+"#"+encodeFragment(frag))
 		}
 		return p, "", nil
 	}
 	p, ok := target.anchors[frag]
 	if !ok {
-		return "", "", fmt.Errorf("anchor in %q not found in schema %q", u+"#"+frag, u)
+		return "", "", fmt.Errorf("anchor in %q not found in schema %q", u+"#"+encodeFragment(frag), u)
 	}
 	return p, frag, nil
+}
+
+// encodeFragment percent-encodes a fragment for a message, each token of a
+// JSON pointer on its own.
+func encodeFragment(frag string) string {
+	toks := strings.Split(frag, "/")
+	for i, t := range toks {
+		toks[i] = url.PathEscape(t)
+	}
+	return strings.Join(toks, "/")
 }
