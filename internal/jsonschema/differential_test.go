@@ -130,6 +130,11 @@ var diffCases = []struct {
 	{`{"$id":"urn:example:root","$defs":{"a":{"$anchor":"a","type":"string"}},"$ref":"urn:example:root#a"}`, []string{`1`, `"s"`}},
 	{`{"$schema":"https://example.invalid/meta"}`, []string{`1`}},
 	{`{"$defs":{"unused":{"$ref":"https://elsewhere.invalid/y"}},"type":"string"}`, []string{`1`}},
+	{`{"$defs":{"a":{"$id":"x.json"},"b":{"$id":"x.json"}}}`, []string{`1`}},
+	{`{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, []string{`1`}},
+	{`{"$defs":{"a":{"$id":"s.json"}}}`, []string{`1`}},
+	{`{"$schema":"%0X"}`, []string{`1`}},
+	{`{"$schema":"https://example.invalid/s.json"}`, []string{`1`}},
 	// dynamic references
 	{`{"$id":"https://example.invalid/tree","$dynamicAnchor":"node","type":"object","properties":{"kids":{"type":"array","items":{"$dynamicRef":"#node"}}}}`, []string{`{"kids":[{"kids":[]}]}`, `{"kids":[1]}`}},
 	{`{"$id":"https://example.invalid/strict","$ref":"tree","$dynamicAnchor":"node","unevaluatedProperties":false,"$defs":{"tree":{"$id":"tree","$dynamicAnchor":"node","type":"object","properties":{"data":true,"kids":{"type":"array","items":{"$dynamicRef":"#node"}}}}}}`,
@@ -223,6 +228,8 @@ func differ(t *testing.T, cfgName, schema, instance string, cfg Config) {
 		case oracleMetaError(oerr):
 		case nerr == nil:
 			t.Errorf("%s %s: oracle fails to compile (%v), Compile does not", cfgName, schema, oerr)
+		case strings.HasPrefix(nerr.Error(), "duplicate ") && strings.HasPrefix(oerr.Error(), "duplicate "):
+			// v6 names the two places in map order
 		case nerr.Error() != oerr.Error():
 			t.Errorf("%s %s: Compile: %v; the oracle: %v", cfgName, schema, nerr, oerr)
 		}

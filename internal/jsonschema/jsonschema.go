@@ -18,7 +18,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	neturl "net/url"
 	"strings"
 )
 
@@ -51,6 +53,12 @@ func Compile(url string, doc any, cfg Config) (*Schema, error) {
 		if s, ok := obj["$schema"].(string); ok {
 			u, _, _ := strings.Cut(s, "#")
 			if draft = draftOf(u); draft == 0 {
+				if _, err := neturl.Parse(u); err != nil {
+					return nil, fmt.Errorf("invalid $schema in %q: %w", url+"#", err)
+				}
+				if u == url {
+					return nil, fmt.Errorf("draft %q is not supported", u)
+				}
 				return nil, &LoadError{URL: u, Err: refusal(cfg)(u)}
 			}
 		}
@@ -62,8 +70,8 @@ func Compile(url string, doc any, cfg Config) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{url: url, doc: doc, cfg: cfg, ix: newIndex(draft), nodes: map[string]*node{}, refuse: refusal(cfg)}
-	rootRes := c.ix.add(base, "")
+	c := &compiler{url: url, doc: doc, cfg: cfg, ix: newIndex(url, draft), nodes: map[string]*node{}, refuse: refusal(cfg)}
+	rootRes, _ := c.ix.add(base, "")
 	if err := c.ix.collect(doc, "", rootRes); err != nil {
 		return nil, err
 	}

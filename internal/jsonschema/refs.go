@@ -20,6 +20,7 @@ type resource struct {
 
 // index holds the resources of one document.
 type index struct {
+	doc     string // the URL Compile was given
 	draft   int
 	single  []string // keywords whose value is a subschema
 	arrays  []string // … an array of subschemas
@@ -28,27 +29,36 @@ type index struct {
 	byPtr   map[string]*resource
 }
 
-func newIndex(draft int) *index {
-	ix := &index{draft: draft, byURL: map[string]*resource{}, byPtr: map[string]*resource{}}
+func newIndex(doc string, draft int) *index {
+	ix := &index{doc: doc, draft: draft, byURL: map[string]*resource{}, byPtr: map[string]*resource{}}
 	ix.single, ix.arrays, ix.objects = subschemaKeywords(draft)
 	return ix
 }
 
-// add registers a resource at ptr named u; the first name wins.
-func (ix *index) add(u, ptr string) *resource {
-	if r, ok := ix.byPtr[ptr]; ok { // the root, named by its $id too
+// add registers a resource at ptr named u. Two resources may not have the
+// same name.
+func (ix *index) add(u, ptr string) (*resource, error) {
+	if r, ok := ix.byURL[u]; ok && r.ptr != ptr {
+		return nil, fmt.Errorf("duplicate id %q in %q at %q and %q", u, ix.doc, r.ptr, ptr)
+	}
+	r, ok := ix.byPtr[ptr]
+	if ok { // the root, named by its $id too
 		r.url = u
-		if _, ok := ix.byURL[u]; !ok {
-			ix.byURL[u] = r
-		}
-		return r
+	} else {
+		r = &resource{url: u, ptr: ptr, anchors: map[string]string{}, dynamicAnchors: map[string]string{}}
+		ix.byPtr[ptr] = r
 	}
-	r := &resource{url: u, ptr: ptr, anchors: map[string]string{}, dynamicAnchors: map[string]string{}}
-	ix.byPtr[ptr] = r
-	if _, ok := ix.byURL[u]; !ok {
-		ix.byURL[u] = r
+	ix.byURL[u] = r
+	return r, nil
+}
+
+// anchor registers a plain-name anchor of a resource.
+func (ix *index) anchor(res *resource, name, ptr string) error {
+	if p, ok := res.anchors[name]; ok && p != ptr {
+		return fmt.Errorf("duplicate anchor %q in %q at %q and %q", name, ix.doc, p, ptr)
 	}
-	return r
+	res.anchors[name] = ptr
+	return nil
 }
 
 // collect walks the subschemas of v at ptr, registering resources and
@@ -65,7 +75,9 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 			if err != nil {
 				return fmt.Errorf("invalid %s %q at %q: %w", idKeyword(ix.draft), id, res.url+"#"+ptr, err)
 			}
-			res = ix.add(u, ptr)
+			if res, err = ix.add(u, ptr); err != nil {
+				return err
+			}
 		}
 	}
 	if ptr == res.ptr {
@@ -75,18 +87,24 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 		_, frag, _ := strings.Cut(id, "#")
 		if ix.draft < draft2019 && frag != "" {
 			if name, err := url.PathUnescape(frag); err == nil {
-				res.anchors[name] = ptr
+				if err := ix.anchor(res, name, ptr); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	if ix.draft >= draft2019 {
 		if a, ok := obj["$anchor"].(string); ok {
-			res.anchors[a] = ptr
+			if err := ix.anchor(res, a, ptr); err != nil {
+				return err
+			}
 		}
 	}
 	if ix.draft >= draft2020 {
 		if a, ok := obj["$dynamicAnchor"].(string); ok {
-			res.anchors[a] = ptr
+			if err := ix.anchor(res, a, ptr); err != nil {
+				return err
+			}
 			res.dynamicAnchors[a] = ptr
 		}
 	}
