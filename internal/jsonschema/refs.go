@@ -73,7 +73,7 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 		if ref != "" {
 			u, err := join(res.url, ref)
 			if err != nil {
-				return fmt.Errorf("invalid %s %q at %q: %w", idKeyword(ix.draft), id, res.url+"#"+ptr, err)
+				return fmt.Errorf("error in parsing id at %q", ix.doc+"#"+ptr)
 			}
 			if res, err = ix.add(u, ptr); err != nil {
 				return err
