@@ -251,7 +251,7 @@ func (c *compiler) resolve(ref string, res *resource) (ptr, anchor string, err e
 	}
 	p, ok := target.anchors[frag]
 	if !ok {
-		return "", "", fmt.Errorf("anchor in %q not found in schema %q", u+"#"+encodeFragment(frag), u)
+		return "", "", fmt.Errorf("anchor in %q not found in schema %q", u+"#"+encodeFragment(frag), c.url)
 	}
 	return p, frag, nil
 }
