@@ -109,9 +109,9 @@ func (c *compiler) node(ptr string) (*node, error) {
 	if n, ok := c.nodes[ptr]; ok {
 		return n, nil
 	}
-	v, ok := lookup(c.doc, ptr)
-	if !ok {
-		return nil, fmt.Errorf("json-pointer in %q not found", c.url+"#"+ptr)
+	v, err := c.lookup(ptr)
+	if err != nil {
+		return nil, err
 	}
 	return c.nodeOf(ptr, v)
 }

@@ -186,35 +186,59 @@ func escapeToken(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
-// lookup returns the value at a JSON pointer of doc.
-func lookup(doc any, ptr string) (any, bool) {
+// lookup returns the value at a JSON pointer of the document.
+func (c *compiler) lookup(ptr string) (any, error) {
+	cur := c.doc
 	if ptr == "" {
-		return doc, true
+		return cur, nil
 	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	cur := doc
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok, ok := unescapeToken(tok)
+		if !ok {
+			return nil, fmt.Errorf("invalid json-pointer %q", c.url+"#"+encodeFragment(ptr))
+		}
+		var found bool
+		switch v := cur.(type) {
 		case map[string]any:
-			next, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = next
+			cur, found = v[tok]
 		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) || strconv.Itoa(i) != tok {
-				return nil, false
+			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(v) {
+				cur, found = v[i], true
 			}
-			cur = c[i]
-		default:
-			return nil, false
+		}
+		if !found {
+			return nil, fmt.Errorf("json-pointer in %q not found", c.url+"#"+encodeFragment(ptr))
 		}
 	}
-	return cur, true
+	return cur, nil
+}
+
+// unescapeToken decodes a reference token of a JSON pointer; ok is false
+// for a '~' followed by anything but '0' or '1'.
+func unescapeToken(tok string) (string, bool) {
+	if !strings.Contains(tok, "~") {
+		return tok, true
+	}
+	var sb strings.Builder
+	for i := 0; i < len(tok); i++ {
+		if tok[i] != '~' {
+			sb.WriteByte(tok[i])
+			continue
+		}
+		if i+1 == len(tok) {
+			return "", false
+		}
+		switch tok[i+1] {
+		case '0':
+			sb.WriteByte('~')
+		case '1':
+			sb.WriteByte('/')
+		default:
+			return "", false
+		}
+		i++
+	}
+	return sb.String(), true
 }
 
 // LoadError is the error of Compile for a reference to another document:
@@ -244,8 +268,8 @@ func (c *compiler) resolve(ref string, res *resource) (ptr, anchor string, err e
 		return target.ptr, "", nil
 	case strings.HasPrefix(frag, "/"):
 		p := target.ptr + frag
-		if _, ok := lookup(c.doc, p); !ok {
-			return "", "", fmt.Errorf("json-pointer in %q not found", u+"#"+encodeFragment(frag))
+		if _, err := c.lookup(p); err != nil {
+			return "", "", err
 		}
 		return p, "", nil
 	}
