@@ -182,8 +182,8 @@ func (c *compiler) object(n *node, obj map[string]any, kw string) (map[string]*n
 		return nil, nil
 	}
 	out := make(map[string]*node, len(m))
-	for k, v := range m {
-		s, err := c.sub(n, v, kw, k)
+	for _, k := range sortedKeys(m) { // the first fault found is the same each time
+		s, err := c.sub(n, m[k], kw, k)
 		if err != nil {
 			return nil, err
 		}
@@ -298,10 +298,10 @@ func (c *compiler) compileObject(n *node, obj map[string]any) error {
 	}
 	if m, ok := obj["dependencies"].(map[string]any); ok {
 		n.dependencies = map[string]any{}
-		for k, v := range m {
-			if _, ok := v.([]any); ok {
+		for _, k := range sortedKeys(m) {
+			if v := m[k]; isArray(v) {
 				n.dependencies[k] = stringList(v)
-			} else if n.dependencies[k], err = c.sub(n, v, "dependencies", k); err != nil {
+			} else if n.dependencies[k], err = c.sub(n, m[k], "dependencies", k); err != nil {
 				return err
 			}
 		}
@@ -468,4 +468,9 @@ func checkRegex(v any) error {
 // refuseAll is the refusal when Config.Refuse is nil.
 func refuseAll(url string) error {
 	return errors.New("loading " + url + ": external schema documents are not allowed")
+}
+
+func isArray(v any) bool {
+	_, ok := v.([]any)
+	return ok
 }

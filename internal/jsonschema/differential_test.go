@@ -230,7 +230,7 @@ func differ(t *testing.T, cfgName, schema, instance string, cfg Config) {
 			t.Errorf("%s %s: oracle fails to compile (%v), Compile does not", cfgName, schema, oerr)
 		case strings.HasPrefix(nerr.Error(), "duplicate ") && strings.HasPrefix(oerr.Error(), "duplicate "):
 			// v6 names the two places in map order
-		case nerr.Error() != oerr.Error():
+		case nerr.Error() != oerr.Error() && !oracleCanSay(schema, cfg, nerr.Error()):
 			t.Errorf("%s %s: Compile: %v; the oracle: %v", cfgName, schema, nerr, oerr)
 		}
 		return
@@ -281,4 +281,17 @@ func TestDifferentialSchemaURLs(t *testing.T) {
 	} {
 		differ(t, "annotate", `{"$schema":"`+u+`","const":1,"exclusiveMinimum":true,"minimum":2,"if":false,"else":false}`, `1`, Config{})
 	}
+}
+
+// oracleCanSay reports whether the oracle fails to compile schema with
+// message msg in one of some tries: where a document has several faults,
+// which one v6 reports depends on map order.
+func oracleCanSay(schema string, cfg Config, msg string) bool {
+	for range 50 {
+		doc, _ := Decode([]byte(schema))
+		if _, err := oracleCompile("https://example.invalid/s.json", doc, cfg); err != nil && err.Error() == msg {
+			return true
+		}
+	}
+	return false
 }
