@@ -122,7 +122,7 @@ func (c *compiler) nodeOf(ptr string, v any) (*node, error) {
 		return n, nil
 	}
 	res := c.ix.resourceAt(ptr)
-	n := &node{draft: c.ix.draft, loc: c.url + "#" + ptr, res: res, ptr: ptr}
+	n := &node{draft: res.draft, loc: c.url + "#" + ptr, res: res, ptr: ptr}
 	c.nodes[ptr] = n
 	switch v := v.(type) {
 	case bool:

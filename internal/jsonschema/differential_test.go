@@ -176,6 +176,10 @@ var diffCases = []struct {
 	{`{` + d7 + `"dependentSchemas":{"a":false},"unevaluatedProperties":false,"prefixItems":[false]}`, []string{`{"a":1}`, `[1]`}},
 	{`{"$schema":"http://json-schema.org/schema#","type":"string"}`, []string{`1`}},
 	{`{"$schema":"https://json-schema.org/draft-07/schema","type":"string"}`, []string{`1`}},
+	{`{"$defs":{"x":{"$id":"x","$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}],"additionalItems":false}},"$ref":"x"}`, []string{`[1,2]`, `["a"]`}},
+	{`{` + d7 + `"definitions":{"x":{"$id":"x","$schema":"https://json-schema.org/draft/2020-12/schema","prefixItems":[{"type":"string"}],"items":false}},"$ref":"x"}`, []string{`[1,2]`}},
+	{`{"$defs":{"x":{"$schema":"http://json-schema.org/draft-04/schema#","exclusiveMinimum":true,"minimum":1}},"$ref":"#/$defs/x"}`, []string{`1`}},
+	{`{"$defs":{"x":{"$id":"x","$schema":"https://example.invalid/other"}}}`, []string{`1`}},
 	// a role's frontmatter
 	{roleSchema, []string{roleOK, `{"$status":"done"}`, `{"$status":"later","summary":"","files":["a","a"],"extra":1}`,
 		`{"$status":"blocked","reason":7}`, `{"$status":"blocked"}`}},

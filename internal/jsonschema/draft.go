@@ -1,6 +1,10 @@
 package jsonschema
 
-import "strings"
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
 
 // Drafts by their version number, as the old validator numbered them.
 const (
@@ -77,4 +81,21 @@ func subschemaKeywords(d int) (single, arrays, objects []string) {
 		arrays = append(arrays, "prefixItems")
 	}
 	return single, arrays, objects
+}
+
+// draftFromSchema returns the draft a "$schema" value names. at is where
+// it stands, for messages; doc is the document's URL. Any URL but the
+// drafts' is refused: nothing is loaded.
+func draftFromSchema(s, at, doc string, refuse func(string) error) (int, error) {
+	u, _, _ := strings.Cut(s, "#")
+	if d := draftOf(u); d != 0 {
+		return d, nil
+	}
+	if _, err := url.Parse(u); err != nil {
+		return 0, fmt.Errorf("invalid $schema in %q: %w", at, err)
+	}
+	if u == doc {
+		return 0, fmt.Errorf("draft %q is not supported", u)
+	}
+	return 0, &LoadError{URL: u, Err: refuse(u)}
 }

@@ -18,9 +18,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	neturl "net/url"
 	"strings"
 )
 
@@ -51,15 +49,9 @@ func Compile(url string, doc any, cfg Config) (*Schema, error) {
 	draft := draft2020
 	if obj, ok := doc.(map[string]any); ok {
 		if s, ok := obj["$schema"].(string); ok {
-			u, _, _ := strings.Cut(s, "#")
-			if draft = draftOf(u); draft == 0 {
-				if _, err := neturl.Parse(u); err != nil {
-					return nil, fmt.Errorf("invalid $schema in %q: %w", url+"#", err)
-				}
-				if u == url {
-					return nil, fmt.Errorf("draft %q is not supported", u)
-				}
-				return nil, &LoadError{URL: u, Err: refusal(cfg)(u)}
+			var err error
+			if draft, err = draftFromSchema(s, url+"#", url, refusal(cfg)); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -70,8 +62,8 @@ func Compile(url string, doc any, cfg Config) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{url: url, doc: doc, cfg: cfg, ix: newIndex(url, draft), nodes: map[string]*node{}, refuse: refusal(cfg)}
-	rootRes, _ := c.ix.add(base, "")
+	c := &compiler{url: url, doc: doc, cfg: cfg, ix: newIndex(url, draft, refusal(cfg)), nodes: map[string]*node{}, refuse: refusal(cfg)}
+	rootRes, _ := c.ix.add(base, "", draft)
 	if err := c.ix.collect(doc, "", rootRes); err != nil {
 		return nil, err
 	}
@@ -89,9 +81,6 @@ func Compile(url string, doc any, cfg Config) (*Schema, error) {
 // resource a compiled schema belongs to, for $dynamicRef to find at
 // validation.
 func (c *compiler) compileDynamicAnchors() error {
-	if c.ix.draft < draft2020 {
-		return nil
-	}
 	for again := true; again; {
 		again = false
 		for _, n := range c.nodes {

@@ -10,7 +10,8 @@ import (
 // A resource is a schema with its own base URI: the document's root, and
 // every subschema with an "$id" ("id" in draft 4).
 type resource struct {
-	url            string            // absolute, without fragment
+	url            string // absolute, without fragment
+	draft          int
 	ptr            string            // JSON pointer of its root in the document
 	anchors        map[string]string // plain name → JSON pointer in the document
 	dynamicAnchors map[string]string // $dynamicAnchor name → JSON pointer
@@ -20,24 +21,39 @@ type resource struct {
 
 // index holds the resources of one document.
 type index struct {
-	doc     string // the URL Compile was given
-	draft   int
+	doc    string // the URL Compile was given
+	draft  int    // the document's draft
+	refuse func(string) error
+	kws    map[int]*keywords
+	byURL  map[string]*resource
+	byPtr  map[string]*resource
+}
+
+// keywords are where a draft has subschemas.
+type keywords struct {
 	single  []string // keywords whose value is a subschema
 	arrays  []string // … an array of subschemas
 	objects []string // … an object of subschemas
-	byURL   map[string]*resource
-	byPtr   map[string]*resource
 }
 
-func newIndex(doc string, draft int) *index {
-	ix := &index{doc: doc, draft: draft, byURL: map[string]*resource{}, byPtr: map[string]*resource{}}
-	ix.single, ix.arrays, ix.objects = subschemaKeywords(draft)
-	return ix
+func newIndex(doc string, draft int, refuse func(string) error) *index {
+	return &index{doc: doc, draft: draft, refuse: refuse, kws: map[int]*keywords{},
+		byURL: map[string]*resource{}, byPtr: map[string]*resource{}}
+}
+
+func (ix *index) keywords(d int) *keywords {
+	k, ok := ix.kws[d]
+	if !ok {
+		k = &keywords{}
+		k.single, k.arrays, k.objects = subschemaKeywords(d)
+		ix.kws[d] = k
+	}
+	return k
 }
 
 // add registers a resource at ptr named u. Two resources may not have the
 // same name.
-func (ix *index) add(u, ptr string) (*resource, error) {
+func (ix *index) add(u, ptr string, d int) (*resource, error) {
 	if r, ok := ix.byURL[u]; ok && r.ptr != ptr {
 		return nil, fmt.Errorf("duplicate id %q in %q at %q and %q", u, ix.doc, r.ptr, ptr)
 	}
@@ -45,7 +61,7 @@ func (ix *index) add(u, ptr string) (*resource, error) {
 	if ok { // the root, named by its $id too
 		r.url = u
 	} else {
-		r = &resource{url: u, ptr: ptr, anchors: map[string]string{}, dynamicAnchors: map[string]string{}}
+		r = &resource{url: u, ptr: ptr, draft: d, anchors: map[string]string{}, dynamicAnchors: map[string]string{}}
 		ix.byPtr[ptr] = r
 	}
 	ix.byURL[u] = r
@@ -68,14 +84,25 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 	if !ok {
 		return nil
 	}
-	if id, ok := obj[idKeyword(ix.draft)].(string); ok {
+	d := res.draft
+	if s, ok := obj["$schema"].(string); ok && ptr != "" {
+		// An embedded resource may name a draft of its own.
+		d2, err := draftFromSchema(s, ix.doc+"#"+encodeFragment(ptr), ix.doc, ix.refuse)
+		if err != nil {
+			return err
+		}
+		if id, _ := obj[idKeyword(d2)].(string); !strings.HasPrefix(id, "#") && id != "" {
+			d = d2
+		}
+	}
+	if id, ok := obj[idKeyword(d)].(string); ok {
 		ref, _, _ := strings.Cut(id, "#")
 		if ref != "" {
 			u, err := join(res.url, ref)
 			if err != nil {
 				return fmt.Errorf("error in parsing id at %q", ix.doc+"#"+ptr)
 			}
-			if res, err = ix.add(u, ptr); err != nil {
+			if res, err = ix.add(u, ptr, d); err != nil {
 				return err
 			}
 		}
@@ -83,9 +110,9 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 	if ptr == res.ptr {
 		res.recursive, _ = obj["$recursiveAnchor"].(bool)
 	}
-	if id, ok := obj[idKeyword(ix.draft)].(string); ok {
+	if id, ok := obj[idKeyword(d)].(string); ok {
 		_, frag, _ := strings.Cut(id, "#")
-		if ix.draft < draft2019 && frag != "" {
+		if d < draft2019 && frag != "" {
 			if name, err := url.PathUnescape(frag); err == nil {
 				if err := ix.anchor(res, name, ptr); err != nil {
 					return err
@@ -93,14 +120,14 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 			}
 		}
 	}
-	if ix.draft >= draft2019 {
+	if d >= draft2019 {
 		if a, ok := obj["$anchor"].(string); ok {
 			if err := ix.anchor(res, a, ptr); err != nil {
 				return err
 			}
 		}
 	}
-	if ix.draft >= draft2020 {
+	if d >= draft2020 {
 		if a, ok := obj["$dynamicAnchor"].(string); ok {
 			if err := ix.anchor(res, a, ptr); err != nil {
 				return err
@@ -108,14 +135,15 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 			res.dynamicAnchors[a] = ptr
 		}
 	}
-	for _, kw := range ix.single {
+	kws := ix.keywords(d)
+	for _, kw := range kws.single {
 		if sub, ok := obj[kw]; ok {
 			if err := ix.collect(sub, ptr+"/"+escapeToken(kw), res); err != nil {
 				return err
 			}
 		}
 	}
-	for _, kw := range ix.arrays {
+	for _, kw := range kws.arrays {
 		if arr, ok := obj[kw].([]any); ok {
 			for i, sub := range arr {
 				if err := ix.collect(sub, ptr+"/"+kw+"/"+strconv.Itoa(i), res); err != nil {
@@ -124,7 +152,7 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 			}
 		}
 	}
-	for _, kw := range ix.objects {
+	for _, kw := range kws.objects {
 		if m, ok := obj[kw].(map[string]any); ok {
 			for k, sub := range m {
 				if err := ix.collect(sub, ptr+"/"+escapeToken(kw)+"/"+escapeToken(k), res); err != nil {
