@@ -227,6 +227,10 @@ func differ(t *testing.T, cfgName, schema, instance string, cfg Config) {
 	const url = "https://example.invalid/s.json"
 	os, oerr := oracleCompile(url, odoc, cfg)
 	ns, nerr := Compile(url, ndoc, cfg)
+	var le *LoadError
+	if errors.As(nerr, &le) && strings.Contains(le.URL, "json-schema.org/") {
+		return // v6 served json-schema.org from the meta-schemas it embeds; we load nothing
+	}
 	if oerr != nil {
 		switch {
 		case oracleMetaError(oerr):
