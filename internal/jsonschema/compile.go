@@ -100,46 +100,73 @@ type compiler struct {
 	cfg    Config
 	ix     *index
 	nodes  map[string]*node
+	queue  []pending
 	refuse func(string) error
 }
 
-// node returns the compiled schema at a JSON pointer of the document,
-// compiling it on first use.
+// node returns the schema at a JSON pointer of the document. A new one is
+// compiled later, by drain, in the order they were asked for (the order
+// in which the old validator found faults).
 func (c *compiler) node(ptr string) (*node, error) {
-	if n, ok := c.nodes[ptr]; ok {
-		return n, nil
-	}
-	v, err := c.lookup(ptr)
-	if err != nil {
-		return nil, err
-	}
-	return c.nodeOf(ptr, v)
+	return c.enqueue(ptr, nil, false)
 }
 
 // nodeOf is node for a value already looked up.
 func (c *compiler) nodeOf(ptr string, v any) (*node, error) {
+	return c.enqueue(ptr, v, true)
+}
+
+func (c *compiler) enqueue(ptr string, v any, known bool) (*node, error) {
 	if n, ok := c.nodes[ptr]; ok {
 		return n, nil
 	}
 	res := c.ix.resourceAt(ptr)
 	n := &node{draft: res.draft, loc: c.url + "#" + ptr, res: res, ptr: ptr}
 	c.nodes[ptr] = n
+	c.queue = append(c.queue, pending{n, v, known})
+	return n, nil
+}
+
+// A pending schema is one asked for and not yet compiled.
+type pending struct {
+	n     *node
+	v     any
+	known bool // v has been looked up
+}
+
+// drain compiles the pending schemas.
+func (c *compiler) drain() error {
+	for len(c.queue) > 0 {
+		p := c.queue[0]
+		c.queue = c.queue[1:]
+		v := p.v
+		if !p.known {
+			var err error
+			if v, err = c.lookup(p.n.ptr); err != nil {
+				return err
+			}
+		}
+		if err := c.build(p.n, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *compiler) build(n *node, v any) error {
 	switch v := v.(type) {
 	case bool:
 		n.boolean = &v
-		return n, nil
+		return nil
 	case map[string]any:
 		if len(v) == 0 {
 			t := true
 			n.boolean = &t
-			return n, nil
+			return nil
 		}
-		if err := c.compileObject(n, v); err != nil {
-			return nil, err
-		}
-		return n, nil
+		return c.compileObject(n, v)
 	}
-	return nil, fmt.Errorf("%q is not a schema", n.loc)
+	return fmt.Errorf("%q is not a schema", n.loc)
 }
 
 // sub compiles v, the subschema of n at the keyword path.

@@ -71,6 +71,9 @@ func Compile(url string, doc any, cfg Config) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.drain(); err != nil {
+		return nil, err
+	}
 	if err := c.compileDynamicAnchors(); err != nil {
 		return nil, err
 	}
@@ -94,6 +97,9 @@ func (c *compiler) compileDynamicAnchors() error {
 					return err
 				}
 				n.res.dynamic[name] = d
+			}
+			if err := c.drain(); err != nil {
+				return err
 			}
 			again = true
 			break // c.nodes may have grown: start over

@@ -295,11 +295,7 @@ func (c *compiler) resolve(ref string, res *resource) (ptr, anchor string, err e
 	case frag == "":
 		return target.ptr, "", nil
 	case strings.HasPrefix(frag, "/"):
-		p := target.ptr + frag
-		if _, err := c.lookup(p); err != nil {
-			return "", "", err
-		}
-		return p, "", nil
+		return target.ptr + frag, "", nil // looked up when compiled
 	}
 	p, ok := target.anchors[frag]
 	if !ok {
