@@ -121,7 +121,7 @@ func (c *compiler) enqueue(ptr string, v any, known bool) (*node, error) {
 		return n, nil
 	}
 	res := c.ix.resourceAt(ptr)
-	n := &node{draft: res.draft, loc: c.url + "#" + ptr, res: res, ptr: ptr}
+	n := &node{draft: res.draft, loc: c.url + "#" + encodeFragment(ptr), res: res, ptr: ptr}
 	c.nodes[ptr] = n
 	c.queue = append(c.queue, pending{n, v, known})
 	return n, nil

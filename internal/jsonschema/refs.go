@@ -100,7 +100,7 @@ func (ix *index) collect(v any, ptr string, res *resource) error {
 		if ref != "" {
 			u, err := join(res.url, ref)
 			if err != nil {
-				return fmt.Errorf("error in parsing id at %q", ix.doc+"#"+ptr)
+				return fmt.Errorf("error in parsing id at %q", ix.doc+"#"+encodeFragment(ptr))
 			}
 			if res, err = ix.add(u, ptr, d); err != nil {
 				return err
