@@ -87,8 +87,11 @@ func subschemaKeywords(d int) (single, arrays, objects []string) {
 // it stands, for messages; doc is the document's URL. Any URL but the
 // drafts' is refused: nothing is loaded.
 func draftFromSchema(s, at, doc string, refuse func(string) error) (int, error) {
-	u, _, _ := strings.Cut(s, "#")
-	if d := draftOf(u); d != 0 {
+	u, frag, _ := strings.Cut(s, "#")
+	// With a fragment, only the drafts' own URLs name them: v6 loaded the
+	// meta-schema document, which it had only for http and https.
+	web := strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")
+	if d := draftOf(u); d != 0 && (frag == "" || web) {
 		return d, nil
 	}
 	if _, err := url.Parse(u); err != nil {
