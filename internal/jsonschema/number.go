@@ -67,6 +67,8 @@ func formatRat(r *big.Rat) string {
 		return "∞"
 	case math.IsInf(f, -1):
 		return "-∞"
+	case f == 0:
+		return "0" // also for a negative number too small for a float64
 	}
 	s := strconv.FormatFloat(f, 'g', -1, 64)
 	mant, exp, hasExp := strings.Cut(s, "e")
