@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -101,7 +100,7 @@ func (m *metaCheck) schemaOr(v any, or string) {
 	if or != "" {
 		want += " or " + or
 	}
-	m.fail("got %s, want %s", typeName(v), want)
+	m.fail("got %s, want %s", jsonType(v), want)
 }
 
 // object checks the keywords of a schema object.
@@ -154,7 +153,7 @@ func (m *metaCheck) keyword(k string, v any) {
 	case "examples":
 		if m.ver >= 7 {
 			if _, ok := v.([]any); !ok {
-				m.fail("got %s, want array", typeName(v))
+				m.fail("got %s, want array", jsonType(v))
 			}
 		}
 	case "uniqueItems":
@@ -242,7 +241,7 @@ func (m *metaCheck) keyword(k string, v any) {
 	case "dependencies":
 		obj, ok := v.(map[string]any)
 		if !ok {
-			m.fail("got %s, want object", typeName(v))
+			m.fail("got %s, want object", jsonType(v))
 			return
 		}
 		for _, name := range sortedKeys(obj) {
@@ -260,7 +259,7 @@ func (m *metaCheck) keyword(k string, v any) {
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			m.fail("got %s, want object", typeName(v))
+			m.fail("got %s, want object", jsonType(v))
 			return
 		}
 		for _, name := range sortedKeys(obj) {
@@ -273,7 +272,7 @@ func (m *metaCheck) keyword(k string, v any) {
 	case "enum":
 		arr, ok := v.([]any)
 		if !ok {
-			m.fail("got %s, want array", typeName(v))
+			m.fail("got %s, want array", jsonType(v))
 			return
 		}
 		if m.ver < 2019 {
@@ -340,7 +339,7 @@ func (m *metaCheck) keyword(k string, v any) {
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			m.fail("got %s, want object", typeName(v))
+			m.fail("got %s, want object", jsonType(v))
 			return
 		}
 		for _, name := range sortedKeys(obj) {
@@ -413,20 +412,20 @@ func draftOfURI(uri string) (int, bool) {
 func (m *metaCheck) isString(v any) (string, bool) {
 	s, ok := v.(string)
 	if !ok {
-		m.fail("got %s, want string", typeName(v))
+		m.fail("got %s, want string", jsonType(v))
 	}
 	return s, ok
 }
 
 func (m *metaCheck) isBool(v any) {
 	if _, ok := v.(bool); !ok {
-		m.fail("got %s, want boolean", typeName(v))
+		m.fail("got %s, want boolean", jsonType(v))
 	}
 }
 
 func (m *metaCheck) isNumber(v any) bool {
 	if !isNumber(v) {
-		m.fail("got %s, want number", typeName(v))
+		m.fail("got %s, want number", jsonType(v))
 		return false
 	}
 	return true
@@ -435,7 +434,7 @@ func (m *metaCheck) isNumber(v any) bool {
 // positiveNumber checks a number greater than zero.
 func (m *metaCheck) positiveNumber(v any) {
 	if !isNumber(v) {
-		m.fail("got %s, want a number greater than 0", typeName(v))
+		m.fail("got %s, want a number greater than 0", jsonType(v))
 		return
 	}
 	r, ok := toRat(v)
@@ -453,7 +452,7 @@ func (m *metaCheck) count(v any) {
 		return // plain digits, the common case, need no math/big
 	}
 	if !isNumber(v) {
-		m.fail("got %s, want a non-negative integer", typeName(v))
+		m.fail("got %s, want a non-negative integer", jsonType(v))
 		return
 	}
 	r, ok := toRat(v)
@@ -469,7 +468,7 @@ func (m *metaCheck) count(v any) {
 func (m *metaCheck) schemaArray(v any) {
 	arr, ok := v.([]any)
 	if !ok {
-		m.fail("got %s, want a non-empty array of schemas", typeName(v))
+		m.fail("got %s, want a non-empty array of schemas", jsonType(v))
 		return
 	}
 	if len(arr) == 0 {
@@ -486,7 +485,7 @@ func (m *metaCheck) schemaArray(v any) {
 func (m *metaCheck) schemaMap(v any) {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		m.fail("got %s, want an object of schemas", typeName(v))
+		m.fail("got %s, want an object of schemas", jsonType(v))
 		return
 	}
 	for _, name := range sortedKeys(obj) {
@@ -500,7 +499,7 @@ func (m *metaCheck) schemaMap(v any) {
 func (m *metaCheck) stringArray(v any, nonEmpty bool) {
 	arr, ok := v.([]any)
 	if !ok {
-		m.fail("got %s, want an array of strings", typeName(v))
+		m.fail("got %s, want an array of strings", jsonType(v))
 		return
 	}
 	if nonEmpty && len(arr) == 0 {
@@ -509,7 +508,7 @@ func (m *metaCheck) stringArray(v any, nonEmpty bool) {
 	for i, item := range arr {
 		if _, ok := item.(string); !ok {
 			m.push(strconv.Itoa(i))
-			m.fail("got %s, want string", typeName(item))
+			m.fail("got %s, want string", jsonType(item))
 			m.pop()
 		}
 	}
@@ -528,7 +527,7 @@ func (m *metaCheck) types(v any) {
 	switch t := v.(type) {
 	case string:
 		if !isTypeName(t) {
-			m.fail("%s is not a type name (%s)", quote(t), typeNames)
+			m.fail("%s is not a type name (%s)", quote(t), metaTypeNames)
 		}
 	case []any:
 		if len(t) == 0 {
@@ -541,9 +540,9 @@ func (m *metaCheck) types(v any) {
 			}
 			m.push(strconv.Itoa(i))
 			if ok {
-				m.fail("%s is not a type name (%s)", quote(s), typeNames)
+				m.fail("%s is not a type name (%s)", quote(s), metaTypeNames)
 			} else {
-				m.fail("got %s, want a type name", typeName(item))
+				m.fail("got %s, want a type name", jsonType(item))
 			}
 			m.pop()
 		}
@@ -551,12 +550,12 @@ func (m *metaCheck) types(v any) {
 			m.fail("items %d and %d are equal", i, j)
 		}
 	default:
-		m.fail("got %s, want a type name or an array of type names", typeName(v))
+		m.fail("got %s, want a type name or an array of type names", jsonType(v))
 	}
 }
 
-// typeNames lists the names "type" allows.
-const typeNames = "array, boolean, integer, null, number, object, string"
+// metaTypeNames lists the names "type" allows.
+const metaTypeNames = "array, boolean, integer, null, number, object, string"
 
 func isTypeName(s string) bool {
 	switch s {
@@ -657,8 +656,8 @@ func regexProblem(s string) string {
 	return fmt.Sprintf("%s is not a regular expression: %v", quote(s), err)
 }
 
-// typeName names the JSON type of a decoded value.
-func typeName(v any) string {
+// jsonType names the JSON type of a decoded value.
+func jsonType(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -675,34 +674,6 @@ func typeName(v any) string {
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func isNumber(v any) bool {
-	switch v.(type) {
-	case json.Number, float64, int, int64:
-		return true
-	}
-	return false
-}
-
-// toRat returns a number's exact value; false when it has none (an
-// exponent too large for math/big).
-func toRat(v any) (*big.Rat, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		return new(big.Rat).SetString(string(n))
-	case float64:
-		r := new(big.Rat)
-		if r.SetFloat64(n) == nil {
-			return nil, false
-		}
-		return r, true
-	case int:
-		return new(big.Rat).SetInt64(int64(n)), true
-	case int64:
-		return new(big.Rat).SetInt64(n), true
-	}
-	return nil, false
 }
 
 // firstDuplicate returns the indexes i < j of the first pair of equal
@@ -758,10 +729,6 @@ func jsonEqual(a, b any) bool {
 	return ok1 && ok2 && ra.Cmp(rb) == 0
 }
 
-func sortedKeys(obj map[string]any) []string {
-	return appendSortedKeys(make([]string, 0, len(obj)), obj)
-}
-
 // appendSortedKeys appends the keys of obj to keys, sorted.
 func appendSortedKeys(keys []string, obj map[string]any) []string {
 	for k := range obj {
@@ -769,10 +736,4 @@ func appendSortedKeys(keys []string, obj map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// quote quotes s in single quotes for a message.
-func quote(s string) string {
-	q := strconv.Quote(s)
-	return "'" + strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`) + "'"
 }

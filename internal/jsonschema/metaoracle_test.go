@@ -34,20 +34,6 @@ func oracleDraft(draft string) *js.Draft {
 	return js.Draft2020
 }
 
-func draftName(ver int) string {
-	switch ver {
-	case 4:
-		return "draft-04"
-	case 6:
-		return "draft-06"
-	case 7:
-		return "draft-07"
-	case 2019:
-		return "2019-09"
-	}
-	return "2020-12"
-}
-
 // oracleVerdict is what v6 says of a schema document.
 type oracleVerdict struct {
 	decided  bool     // false: v6 failed otherwise (a bad $id, a load) or panicked
@@ -65,7 +51,7 @@ func oracle(doc any, draft string) (v oracleVerdict) {
 	}()
 	c := js.NewCompiler()
 	c.DefaultDraft(oracleDraft(draft))
-	c.UseLoader(refuser(nil))
+	c.UseLoader(oracleLoader(nil))
 	const url = "https://example.invalid/s.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return oracleVerdict{err: err}
@@ -129,18 +115,18 @@ func oracleMeta(draft string) (*js.Schema, error) {
 }
 
 func oracleSet(ve *js.ValidationError) []string {
-	set := oracleLeaves(ve, nil)
+	set := metaOracleLeaves(ve, nil)
 	slices.Sort(set)
 	return slices.Compact(set)
 }
 
-// oracleLeaves returns the locations of the deepest causes of e, whose
+// metaOracleLeaves returns the locations of the deepest causes of e, whose
 // nearest ancestor is at parent. The causes under a property-name check
 // are located at the object whose names are checked (v6 locates them at
 // the name, as "/"). Of the branches of an anyOf, one that failed only at
 // the value itself (its type did not fit) is dropped when another branch
 // found something deeper.
-func oracleLeaves(e *js.ValidationError, parent []string) []string {
+func metaOracleLeaves(e *js.ValidationError, parent []string) []string {
 	loc := Pointer(e.InstanceLocation)
 	switch e.ErrorKind.(type) {
 	case *kind.PropertyNames:
@@ -149,7 +135,7 @@ func oracleLeaves(e *js.ValidationError, parent []string) []string {
 		var branches [][]string
 		deeper := false
 		for _, c := range e.Causes {
-			b := oracleLeaves(c, e.InstanceLocation)
+			b := metaOracleLeaves(c, e.InstanceLocation)
 			branches = append(branches, b)
 			deeper = deeper || slices.ContainsFunc(b, func(p string) bool { return p != loc })
 		}
@@ -167,7 +153,7 @@ func oracleLeaves(e *js.ValidationError, parent []string) []string {
 	}
 	var out []string
 	for _, c := range e.Causes {
-		out = append(out, oracleLeaves(c, e.InstanceLocation)...)
+		out = append(out, metaOracleLeaves(c, e.InstanceLocation)...)
 	}
 	return out
 }
