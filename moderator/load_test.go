@@ -144,7 +144,7 @@ func TestLoadProblems(t *testing.T) {
 			`parts/cycle-b.yaml:1:4: !include "cycle-a.yaml": include cycle (bad-include-cycle.yaml -> parts/cycle-a.yaml -> parts/cycle-b.yaml -> parts/cycle-a.yaml)`,
 		}},
 		{"bad-schema.yaml", []string{
-			`bad-schema.yaml:5:7: role "planner": invalid frontmatter schema: at /type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'; at /type: got number, want array`,
+			`bad-schema.yaml:5:7: role "planner": invalid frontmatter schema: at /type: got number, want a type name or an array of type names`,
 			`bad-schema.yaml:8:7: role "worker": frontmatter must be an object schema with "type" or "oneOf"/"anyOf"`,
 			`bad-schema.yaml:10:18: role "tester": frontmatter must describe an object, not "array"`,
 		}},
