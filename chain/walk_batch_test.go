@@ -90,12 +90,19 @@ func TestWalkBatch(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		after  int
+		chunk  int    // commits per request of the batch; 0: the default
 		cached []byte // the cache file before the walk
 	}{
-		{"from the head", -1, nil},
-		{"after two commits", 2, nil},
-		{"down to the cached commits", -1, cachedPart},
-		{"never", 1 << 30, nil},
+		{"from the head", -1, 0, nil},
+		{"after two commits", 2, 0, nil},
+		{"down to the cached commits", -1, 0, cachedPart},
+		{"never", 1 << 30, 0, nil},
+		// Chunks that split the chain: the start entry falls in the
+		// last, partial chunk, or alone in a chunk.
+		{"in chunks of three", -1, 3, nil},
+		{"in chunks of one", -1, 1, nil},
+		{"after two commits, in chunks of four", 2, 4, nil},
+		{"down to the cached commits, in chunks of two", -1, 2, cachedPart},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			os.RemoveAll(entriesDir)
@@ -107,7 +114,10 @@ func TestWalkBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, tt.after) })
+			got := walkWith(t, dir, th.ID, func(r *chain.Repo) {
+				chain.SetWalkBatchAfter(r, tt.after)
+				chain.SetWalkBatchChunk(r, tt.chunk)
+			})
 			sameView(t, got, want)
 			path := entryCacheFile(t, dir)
 			if valid, bad := cacheLines(t, path); valid != 10 || bad != 0 {
