@@ -92,6 +92,9 @@ type entryCache struct {
 	// one by one before it reads the rest through git (walk_batch.go):
 	// walkBatchAfter when 0, none when negative (tests).
 	batchAfter int
+	// batchChunk is how many commits a batch walk asks git for at a time
+	// (walkChunk when 0; tests set it smaller).
+	batchChunk int
 }
 
 // walkBatchAfter returns entryCache.batchAfter as a count.
@@ -103,6 +106,14 @@ func (c *entryCache) walkBatchAfter() int {
 		return 0
 	}
 	return c.batchAfter
+}
+
+// walkChunk returns entryCache.batchChunk as a count.
+func (c *entryCache) walkChunk() int {
+	if c.batchChunk <= 0 {
+		return walkChunk
+	}
+	return c.batchChunk
 }
 
 // rememberStart records the start node of a thread commit.

@@ -36,6 +36,10 @@ func EntryCacheLines(path string) (valid, bad int, current bool, err error) {
 // one by one before it reads the rest through git; negative: none.
 func SetWalkBatchAfter(r *Repo, n int) { r.entries.batchAfter = n }
 
+// SetWalkBatchChunk sets how many commits a batch walk of r asks git for at
+// a time (0: the default).
+func SetWalkBatchChunk(r *Repo, n int) { r.entries.batchChunk = n }
+
 // WalkBatch reads the chain at head through git in a batch, ignoring the
 // entry cache, and returns its commits oldest first.
 func WalkBatch(ctx context.Context, r *Repo, head plumbing.Hash) ([]plumbing.Hash, error) {

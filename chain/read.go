@@ -36,8 +36,10 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	if opts.Quota <= 0 {
 		opts.Quota = DefaultQuota
 	}
-	// Only the steps shown are decoded; the others are only counted.
-	chain, err := r.chain(ctx, t.Head.Commit, false)
+	// Only the steps shown are decoded; the others are only counted. The
+	// steps are rendered while the entry cache is written.
+	chain, cached, err := r.chainCaching(ctx, t.Head.Commit, false)
+	defer cached()
 	if err != nil {
 		return "", err
 	}

@@ -186,7 +186,9 @@ type StepInfo struct {
 
 // Steps lists the chain from the start to the head.
 func (r *Repo) Steps(ctx context.Context, t *Thread) ([]StepInfo, error) {
-	chain, err := r.Chain(ctx, t.Head.Commit)
+	// The outputs are decoded while the entry cache is written.
+	chain, cached, err := r.chainCaching(ctx, t.Head.Commit, true)
+	defer cached()
 	if err != nil {
 		return nil, err
 	}

@@ -158,6 +158,17 @@ func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) 
 // cache have their kind but not yet their node decoded (decodePayload does
 // that), for callers that look at a few of them only.
 func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*Entry, error) {
+	entries, wait, err := r.chainCaching(ctx, head, decode)
+	wait()
+	return entries, err
+}
+
+// chainCaching is chain, writing the records it read from git to the
+// entry cache while the caller goes on: the caller must call wait
+// (always non-nil) before it returns, which waits for the write. Only
+// the cache files and the shard are touched meanwhile, never the entries.
+func (r *Repo) chainCaching(ctx context.Context, head plumbing.Hash, decode bool) (entries []*Entry, wait func(), err error) {
+	wait = func() {}
 	var (
 		rev   []*Entry
 		shard *entryShard
@@ -175,13 +186,13 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 	fromGit, batchAfter, batched := 0, r.entries.walkBatchAfter(), false
 	for c := head; !c.IsZero(); {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, wait, err
 		}
 		var e *Entry
 		if rec, ok := shard.get(c); ok {
 			var err error
 			if e, err = r.entryFromRecord(rec, &zones, decode); err != nil {
-				return nil, err
+				return nil, wait, err
 			}
 		} else if fromGit >= batchAfter && shard != nil && !batched {
 			// Many commits are missing: read the rest through git.
@@ -190,7 +201,7 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 			es, recs, next, err := r.walkBatch(ctx, c, cached)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, ctx.Err()
+					return nil, wait, ctx.Err()
 				}
 				continue // read one by one instead
 			}
@@ -204,7 +215,7 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 			var root *gitobj.Tree
 			var err error
 			if e, root, err = r.entryWithTree(c); err != nil {
-				return nil, err
+				return nil, wait, err
 			}
 			added = append(added, r.gitRecord(e, root))
 			fromGit++
@@ -219,10 +230,17 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 		rev[i], rev[j] = rev[j], rev[i]
 	}
 	if len(rev) == 0 || rev[0].Kind != KindStart {
-		return nil, fmt.Errorf("chain at %s does not start with a StartNode", head)
+		return nil, wait, fmt.Errorf("chain at %s does not start with a StartNode", head)
 	}
-	_ = r.appendEntries(start, shard, added) // a cache that cannot be written only costs speed
-	return rev, nil
+	if len(added) == 0 {
+		return rev, wait, nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = r.appendEntries(start, shard, added) // a cache that cannot be written only costs speed
+	}()
+	return rev, func() { <-done }, nil
 }
 
 // NodeInCommit reads a node introduced by (or pinned in) a commit's tree,

@@ -90,12 +90,19 @@ func TestWalkBatch(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		after  int
+		chunk  int    // commits per request of the batch; 0: the default
 		cached []byte // the cache file before the walk
 	}{
-		{"from the head", -1, nil},
-		{"after two commits", 2, nil},
-		{"down to the cached commits", -1, cachedPart},
-		{"never", 1 << 30, nil},
+		{"from the head", -1, 0, nil},
+		{"after two commits", 2, 0, nil},
+		{"down to the cached commits", -1, 0, cachedPart},
+		{"never", 1 << 30, 0, nil},
+		// Chunks that split the chain: the start entry falls in the
+		// last, partial chunk, or alone in a chunk.
+		{"in chunks of three", -1, 3, nil},
+		{"in chunks of one", -1, 1, nil},
+		{"after two commits, in chunks of four", 2, 4, nil},
+		{"down to the cached commits, in chunks of two", -1, 2, cachedPart},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			os.RemoveAll(entriesDir)
@@ -107,7 +114,10 @@ func TestWalkBatch(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, tt.after) })
+			got := walkWith(t, dir, th.ID, func(r *chain.Repo) {
+				chain.SetWalkBatchAfter(r, tt.after)
+				chain.SetWalkBatchChunk(r, tt.chunk)
+			})
 			sameView(t, got, want)
 			path := entryCacheFile(t, dir)
 			if valid, bad := cacheLines(t, path); valid != 10 || bad != 0 {
@@ -197,5 +207,94 @@ func TestRevListThread(t *testing.T) {
 	}
 	if errs[0] != errs[1] {
 		t.Errorf("the walks fail differently:\n batch: %s\n one by one: %s", errs[0], errs[1])
+	}
+}
+
+// TestWalkBatchPastStart: when rev-list lists commits past the start
+// entry (a start commit with a thread commit for parent, as a hand-made
+// history can have), the batch walk stops at the start entry as the walk
+// one commit at a time does, wherever the start falls in a chunk.
+func TestWalkBatchPastStart(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	under, err := r.StartThread(ctx, info, "the thread below", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		chaintest.Step(t, r, under.ID, "developer", map[string]any{"$status": "review_needed", "summary": "below"}, "b")
+	}
+	th, err := r.StartThread(ctx, info, "the thread on top", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "top"}, "body")
+	}
+	// Copy the thread on top, its start commit now a child of the head
+	// of the thread below.
+	parent := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", under.ID.Ref()))
+	commits := strings.Fields(chaintest.Git(t, dir, "rev-list", "--reverse", "--first-parent", th.ID.Ref()))
+	for _, c := range commits {
+		msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", c)
+		cmd := exec.Command("git", "commit-tree", c+"^{tree}", "-p", parent, "-m", msg)
+		cmd.Dir, cmd.Env = dir, chaintest.GitEnv()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git commit-tree: %v", err)
+		}
+		parent = strings.TrimSpace(string(out))
+	}
+	chaintest.Git(t, dir, "update-ref", th.ID.Ref(), parent)
+
+	entriesDir := filepath.Join(dir, ".git", "uwf", "cache", "entries")
+	os.RemoveAll(entriesDir)
+	want := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, 1<<30) })
+	if len(want.entries) != 5 {
+		t.Fatalf("walk one by one: %d entries, want 5", len(want.entries))
+	}
+	for _, chunk := range []int{0, 1, 2, 3, 4, 5, 6} {
+		os.RemoveAll(entriesDir)
+		got := walkWith(t, dir, th.ID, func(r *chain.Repo) {
+			chain.SetWalkBatchAfter(r, -1)
+			chain.SetWalkBatchChunk(r, chunk)
+		})
+		sameView(t, got, want)
+	}
+}
+
+// TestReadWritesCache: a cold Read or Steps returns only once the entry
+// cache holds every commit of the chain (the records are written while
+// they render).
+func TestReadWritesCache(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, err := r.StartThread(ctx, info, "task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "body")
+	}
+	entriesDir := filepath.Join(dir, ".git", "uwf", "cache", "entries")
+	for _, verb := range []string{"read", "steps"} {
+		os.RemoveAll(entriesDir)
+		r := chaintest.Open(t, dir)
+		chain.SetWalkBatchAfter(r, -1)
+		t0, err := r.Thread(ctx, th.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if verb == "read" {
+			_, err = r.Read(ctx, t0, chain.ReadOptions{})
+		} else {
+			_, err = r.Steps(ctx, t0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if valid, bad := cacheLines(t, entryCacheFile(t, dir)); valid != 21 || bad != 0 {
+			t.Errorf("%s: cache file has %d valid, %d bad lines; want 21, 0", verb, valid, bad)
+		}
 	}
 }
