@@ -9,9 +9,12 @@
 //
 // Nothing is built at package initialisation: meta-schema rules are code
 // (metacheck.go), and regular expressions are compiled with the schema
-// that has them. The messages are those santhosh-tekuri/jsonschema/v6 gave
-// when it was the validator; its tests keep it as the oracle the validator
-// is compared with (differential_test.go), and the binary does not link it.
+// that has them. An instance's violations read as santhosh-tekuri/jsonschema/v6
+// wrote them when it was the validator (the reasons of the standard formats
+// excepted); a schema that breaks its meta-schema gets one line per broken
+// rule in this package's words. The tests keep v6 as the oracle the
+// validator is compared with (differential_test.go, metaoracle_test.go);
+// the binary does not link it.
 package jsonschema
 
 import (
