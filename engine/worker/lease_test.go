@@ -1,9 +1,14 @@
 package worker
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-uwf/git-uwf/chain"
 )
 
 const testThread = "01J0000000000000000000000A"
@@ -101,5 +106,54 @@ func TestPrintable(t *testing.T) {
 		if got := Printable(tt.in); got != tt.want {
 			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestMayBeLeased reads real ref files: only a ref
+// refs/remotes/<remote>/uwf/leases/<thread>, loose or packed, under any
+// remote (nested names too), makes a thread possibly leased; remote thread
+// refs, other threads' leases and branches do not.
+func TestMayBeLeased(t *testing.T) {
+	const id = chain.ThreadID("01M80VFP0000000000000000AA")
+	const other = "01M80VFP0000000000000000BB"
+	tests := []struct {
+		name string
+		refs []string // under refs/remotes/
+		pack bool
+		want bool
+	}{
+		{name: "no remote-tracking refs", want: false},
+		{name: "branches and thread refs only", refs: []string{"origin/main", "origin/feature/x", "origin/uwf/threads/" + string(id), "origin/uwf/threads/" + other}, want: false},
+		{name: "another thread's lease", refs: []string{"origin/uwf/leases/" + other}, want: false},
+		{name: "its lease, loose", refs: []string{"origin/main", "origin/uwf/leases/" + string(id)}, want: true},
+		{name: "its lease, packed", refs: []string{"origin/main", "origin/uwf/leases/" + string(id)}, pack: true, want: true},
+		{name: "its lease on another remote", refs: []string{"backup/uwf/leases/" + string(id)}, want: true},
+		{name: "a nested remote name", refs: []string{"team/a/uwf/leases/" + string(id)}, want: true},
+		{name: "a remote nested in another's thread refs", refs: []string{"o/uwf/threads/" + other, "o/uwf/threads/uwf/leases/" + string(id)}, want: true},
+		{name: "another thread's lease, packed", refs: []string{"origin/uwf/leases/" + other}, pack: true, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gitIn(t, dir, "init", "-q")
+			tree := gitIn(t, dir, "hash-object", "-t", "tree", "-w", "/dev/null")
+			commit := gitIn(t, dir, "commit-tree", tree, "-m", "c")
+			for _, r := range tt.refs {
+				gitIn(t, dir, "update-ref", "refs/remotes/"+r, commit)
+			}
+			if tt.pack {
+				gitIn(t, dir, "pack-refs", "--all", "--prune")
+				if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "remotes", "origin", "uwf", "leases")); err == nil {
+					t.Fatal("the lease ref is still loose after pack-refs")
+				}
+			}
+			repo, err := chain.Open(context.Background(), dir, chain.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := MayBeLeased(repo, id); got != tt.want {
+				t.Errorf("MayBeLeased = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -2,7 +2,11 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +24,51 @@ func (w *Worker) readLease(oid string) (*Lease, error) {
 		return nil, err
 	}
 	return ParseLease(c.Message)
+}
+
+// MayBeLeased reports whether a lease on thread id may have been fetched
+// from any remote: false only when the ref files show no ref
+// refs/remotes/<remote>/uwf/leases/<id>, loose or packed, whatever the
+// remote. It needs neither git nor the configuration, so a step can skip
+// looking up the default remote (a git process) for the common thread
+// that no worker holds. Any doubt (another ref backend, a directory that
+// cannot be read) is true; ReadLease then decides.
+func MayBeLeased(repo *chain.Repo, id chain.ThreadID) bool {
+	suffix := "/uwf/leases/" + string(id)
+	remotes := filepath.Join(repo.Info.CommonDir, "refs", "remotes")
+	maybe := false
+	err := filepath.WalkDir(remotes, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			if path == remotes && errors.Is(err, fs.ErrNotExist) {
+				return nil // no remote-tracking refs at all
+			}
+			maybe = true
+			return filepath.SkipAll
+		case d.IsDir():
+			// A remote's thread refs are many and hold no lease; the
+			// directory is skipped unless a remote named like
+			// "<r>/uwf/threads/…" nests its own refs there (thread ids
+			// are ULIDs, never "uwf").
+			if d.Name() == "threads" && filepath.Base(filepath.Dir(path)) == "uwf" {
+				if _, err := os.Lstat(filepath.Join(path, "uwf")); errors.Is(err, fs.ErrNotExist) {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		case strings.HasSuffix(filepath.ToSlash(path), suffix):
+			maybe = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if err != nil || maybe {
+		return true
+	}
+	found, ok, err := repo.RefFiles().AnyPacked("refs/remotes/", func(name string) bool {
+		return strings.HasSuffix(name, suffix)
+	})
+	return found || !ok || err != nil
 }
 
 // ReadLease reads the lease of a thread as last fetched from remote (nil

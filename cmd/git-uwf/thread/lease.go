@@ -16,6 +16,9 @@ import (
 // lease is remote data: its worker name is printed escaped, and an expiry
 // beyond worker.MaxLeaseAhead counts as expired (see Lease.Expired).
 func checkLease(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, id chain.ThreadID) error {
+	if !worker.MayBeLeased(repo, id) {
+		return nil // no lease fetched from any remote: no config lookup
+	}
 	remote, err := uwfsync.DefaultRemote(ctx, repo)
 	if err != nil || remote == "" {
 		// Workers usually serve the remote a clone came from.
