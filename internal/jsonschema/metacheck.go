@@ -681,52 +681,12 @@ func jsonType(v any) string {
 func firstDuplicate(arr []any) (i, j int, ok bool) {
 	for j := 1; j < len(arr); j++ {
 		for i := 0; i < j; i++ {
-			if jsonEqual(arr[i], arr[j]) {
+			if equal(arr[i], arr[j]) {
 				return i, j, true
 			}
 		}
 	}
 	return 0, 0, false
-}
-
-// jsonEqual reports whether two decoded values are equal as JSON values;
-// numbers are equal when their values are (1 and 1.0).
-func jsonEqual(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		b, ok := b.(map[string]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for k, av := range a {
-			bv, ok := b[k]
-			if !ok || !jsonEqual(av, bv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		b, ok := b.([]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	case nil:
-		return b == nil
-	case bool, string:
-		return a == b
-	}
-	if !isNumber(a) || !isNumber(b) {
-		return false
-	}
-	ra, ok1 := toRat(a)
-	rb, ok2 := toRat(b)
-	return ok1 && ok2 && ra.Cmp(rb) == 0
 }
 
 // appendSortedKeys appends the keys of obj to keys, sorted.
