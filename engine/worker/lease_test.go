@@ -130,6 +130,7 @@ func TestMayBeLeased(t *testing.T) {
 		{name: "its lease on another remote", refs: []string{"backup/uwf/leases/" + string(id)}, want: true},
 		{name: "a nested remote name", refs: []string{"team/a/uwf/leases/" + string(id)}, want: true},
 		{name: "a remote nested in another's thread refs", refs: []string{"o/uwf/threads/" + other, "o/uwf/threads/uwf/leases/" + string(id)}, want: true},
+		{name: "a remote nested deeper in another's thread refs", refs: []string{"o/uwf/threads/" + other, "o/uwf/threads/b/uwf/leases/" + string(id)}, want: true},
 		{name: "another thread's lease, packed", refs: []string{"origin/uwf/leases/" + other}, pack: true, want: false},
 	}
 	for _, tt := range tests {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,15 +45,10 @@ func MayBeLeased(repo *chain.Repo, id chain.ThreadID) bool {
 			maybe = true
 			return filepath.SkipAll
 		case d.IsDir():
-			// A remote's thread refs are many and hold no lease; the
-			// directory is skipped unless a remote named like
-			// "<r>/uwf/threads/…" nests its own refs there (thread ids
-			// are ULIDs, never "uwf").
-			if d.Name() == "threads" && filepath.Base(filepath.Dir(path)) == "uwf" {
-				if _, err := os.Lstat(filepath.Join(path, "uwf")); errors.Is(err, fs.ErrNotExist) {
-					return filepath.SkipDir
-				}
-			}
+			// Every directory is walked: a remote's name may nest in
+			// another's refs ("o/uwf/threads/b"). Loose remote thread
+			// refs are only names to compare here (no file is read), and
+			// a fetch packs them.
 			return nil
 		case strings.HasSuffix(filepath.ToSlash(path), suffix):
 			maybe = true

@@ -2,6 +2,7 @@ package jsonschema_test
 
 import (
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -109,5 +110,33 @@ func TestPointer(t *testing.T) {
 		if got := jsonschema.Pointer(tt.tokens); got != tt.want {
 			t.Errorf("Pointer(%q) = %q, want %q", tt.tokens, got, tt.want)
 		}
+	}
+}
+
+// TestDeepInstance validates an instance nested 9,999 levels deep under a
+// recursive schema: its cost grows with the depth, not with its square
+// (each level once held a copy of the whole path: ~1 GB and seconds), and
+// the violation at the bottom is reported at its full pointer.
+func TestDeepInstance(t *testing.T) {
+	const depth = 9999
+	s, err := compile(t, `{"type":"array","items":{"$ref":"#"}}`, jsonschema.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.Decode([]byte(strings.Repeat("[", depth) + `"leaf"` + strings.Repeat("]", depth)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = s.Validate(inst)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("validating %d levels allocated %d MB, want it to grow with the depth (a few MB)", depth, alloc>>20)
+	}
+	got := jsonschema.Violations(err)
+	want := "at " + strings.Repeat("/0", depth) + ": got string, want array"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("Violations = %d line(s), first %.60q…, want one at the leaf's pointer", len(got), got)
 	}
 }

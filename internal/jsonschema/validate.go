@@ -85,18 +85,41 @@ func (lo *leftover) keep(other *leftover) {
 
 func (lo *leftover) empty() bool { return len(lo.props) == 0 && len(lo.items) == 0 }
 
+// A location is where a value sits in the instance: the reference token
+// of the value within its parent's location. Each level of a nested
+// instance adds one, so a deep instance costs memory in proportion to
+// its depth; the tokens become a path only when a violation is reported.
+type location struct {
+	parent *location
+	tok    string
+}
+
+// path returns the reference tokens from the root to l.
+func (l *location) path() []string {
+	n := 0
+	for p := l; p != nil; p = p.parent {
+		n++
+	}
+	out := make([]string, n)
+	for p := l; p != nil; p = p.parent {
+		n--
+		out[n] = p.tok
+	}
+	return out
+}
+
 // A run applies one schema to one value.
 type run struct {
 	n    *node
 	v    any
-	at   []string
+	at   *location // nil at the root
 	sc   *scope
 	lo   *leftover
 	errs []violation
 }
 
 func (r *run) fail(msg string) {
-	r.errs = append(r.errs, violation{at: slices.Clone(r.at), msg: msg})
+	r.errs = append(r.errs, violation{at: r.at.path(), msg: msg})
 }
 
 // apply runs the schema; it returns what is left unevaluated, or the
@@ -184,8 +207,7 @@ func (r *run) self(n *node, refKw string) []violation {
 
 // value applies a schema to a member of the value.
 func (r *run) value(n *node, v any, tok string) []violation {
-	at := append(r.at[:len(r.at):len(r.at)], tok)
-	sub := run{n: n, v: v, at: at, sc: &scope{n, "", r.sc.depth + 1, r.sc}, lo: leftoverOf(v, n, false)}
+	sub := run{n: n, v: v, at: &location{r.at, tok}, sc: &scope{n, "", r.sc.depth + 1, r.sc}, lo: leftoverOf(v, n, false)}
 	_, errs := sub.apply()
 	return errs
 }
