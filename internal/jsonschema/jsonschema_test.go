@@ -140,3 +140,30 @@ func TestDeepInstance(t *testing.T) {
 		t.Errorf("Violations = %d line(s), first %.60q…, want one at the leaf's pointer", len(got), got)
 	}
 }
+
+// TestHugeBounds: a length or count bound beyond any int is beyond any
+// value, not wrapped around to a small or negative one.
+func TestHugeBounds(t *testing.T) {
+	for _, tt := range []struct {
+		schema, instance string
+		valid            bool
+	}{
+		{`{"maxLength":1e19}`, `"a"`, true},
+		{`{"maxLength":18446744073709551616}`, `"a"`, true},
+		{`{"minLength":9223372036854775808}`, `"a"`, false},
+		{`{"maxItems":1e30}`, `[1,2,3]`, true},
+		{`{"minProperties":1e30}`, `{"a":1}`, false},
+	} {
+		s, err := compile(t, tt.schema, jsonschema.Config{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.schema, err)
+		}
+		inst, err := jsonschema.Decode([]byte(tt.instance))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(inst); (err == nil) != tt.valid {
+			t.Errorf("%s on %s: Validate = %v, want valid %v", tt.schema, tt.instance, err, tt.valid)
+		}
+	}
+}

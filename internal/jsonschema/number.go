@@ -48,6 +48,14 @@ func intKeyword(v any) (int, bool) {
 	if !ok || !r.IsInt() {
 		return 0, false
 	}
+	if !r.Num().IsInt64() || r.Num().Int64() > math.MaxInt {
+		// Beyond any length or count a value can have. (v6 wrapped
+		// such a bound around to a negative or small number.)
+		if r.Sign() < 0 {
+			return math.MinInt, true
+		}
+		return math.MaxInt, true
+	}
 	return int(r.Num().Int64()), true
 }
 
