@@ -239,9 +239,8 @@ func (m *metaCheck) keyword(k string, v any) {
 		}
 		m.schemaMap(v)
 	case "dependencies":
-		obj, ok := v.(map[string]any)
+		obj, ok := m.isObject(v)
 		if !ok {
-			m.fail("got %s, want object", jsonType(v))
 			return
 		}
 		for _, name := range sortedKeys(obj) {
@@ -257,9 +256,8 @@ func (m *metaCheck) keyword(k string, v any) {
 		if m.ver < 2019 {
 			return
 		}
-		obj, ok := v.(map[string]any)
+		obj, ok := m.isObject(v)
 		if !ok {
-			m.fail("got %s, want object", jsonType(v))
 			return
 		}
 		for _, name := range sortedKeys(obj) {
@@ -337,9 +335,8 @@ func (m *metaCheck) keyword(k string, v any) {
 		if m.ver < 2019 {
 			return
 		}
-		obj, ok := v.(map[string]any)
+		obj, ok := m.isObject(v)
 		if !ok {
-			m.fail("got %s, want object", jsonType(v))
 			return
 		}
 		for _, name := range sortedKeys(obj) {
@@ -415,6 +412,14 @@ func (m *metaCheck) isString(v any) (string, bool) {
 		m.fail("got %s, want string", jsonType(v))
 	}
 	return s, ok
+}
+
+func (m *metaCheck) isObject(v any) (map[string]any, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		m.fail("got %s, want object", jsonType(v))
+	}
+	return obj, ok
 }
 
 func (m *metaCheck) isBool(v any) {
