@@ -263,21 +263,10 @@ func TestForgedChildDoesNotSuspendParent(t *testing.T) {
 			ctx := context.Background()
 			dir := chaintest.InitRepo(t)
 			repo := chaintest.Open(t, dir)
-			infos := map[string]*chain.WorkflowInfo{}
-			for _, w := range []struct{ name, yaml string }{{"asker", askerYAML}, {"middle", middleYAML}} {
-				info, _, err := repo.RegisterWorkflow(ctx, chaintest.Workflow(t, w.name, w.yaml))
-				if err != nil {
-					t.Fatal(err)
-				}
-				infos[w.name] = info
-			}
-			parent, err := repo.StartThread(ctx, infos["middle"], "the task", dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			asker, parent := askingParent(t, repo, dir)
 			// A thread of asker, its start commit rewritten with tt.link
 			// and put at the parent's child id, then suspended.
-			id := forgeChild(t, dir, repo, infos["asker"], parent, "ask", tt.link)
+			id := forgeChild(t, dir, repo, asker, parent, "ask", tt.link)
 			chaintest.Step(t, repo, id, "planner", map[string]any{"$status": "insufficient_info", "reason": "which API?"}, "")
 
 			want := chain.StatusIdle
@@ -343,19 +332,8 @@ func TestSuspendedChildOnTheParentsSecond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	infos := map[string]*chain.WorkflowInfo{}
-	for _, w := range []struct{ name, yaml string }{{"asker", askerYAML}, {"middle", middleYAML}} {
-		info, _, err := repo.RegisterWorkflow(ctx, chaintest.Workflow(t, w.name, w.yaml))
-		if err != nil {
-			t.Fatal(err)
-		}
-		infos[w.name] = info
-	}
-	parent, err := repo.StartThread(ctx, infos["middle"], "the task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := forgeChild(t, dir, repo, infos["asker"], parent, "ask", "PARENT HEAD ask")
+	asker, parent := askingParent(t, repo, dir)
+	id := forgeChild(t, dir, repo, asker, parent, "ask", "PARENT HEAD ask")
 	chaintest.Step(t, repo, id, "planner", map[string]any{"$status": "insufficient_info", "reason": "which API?"}, "")
 	// Only the parent and its child stay, both at the same second.
 	for _, ref := range strings.Fields(chaintest.Git(t, dir, "for-each-ref", "--format=%(refname)", chain.ThreadsPrefix)) {
@@ -385,4 +363,25 @@ func TestSuspendedChildOnTheParentsSecond(t *testing.T) {
 			}
 		}
 	}
+}
+
+// askingParent registers the asker and middle workflows and starts a
+// thread of middle, whose "ask" role a thread of asker plays; it returns
+// asker's info and that parent.
+func askingParent(t *testing.T, repo *chain.Repo, dir string) (*chain.WorkflowInfo, *chain.Thread) {
+	t.Helper()
+	ctx := context.Background()
+	infos := map[string]*chain.WorkflowInfo{}
+	for _, w := range []struct{ name, yaml string }{{"asker", askerYAML}, {"middle", middleYAML}} {
+		info, _, err := repo.RegisterWorkflow(ctx, chaintest.Workflow(t, w.name, w.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos[w.name] = info
+	}
+	parent, err := repo.StartThread(ctx, infos["middle"], "the task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return infos["asker"], parent
 }
