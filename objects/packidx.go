@@ -200,17 +200,61 @@ func (p *packIndexes) lookup(path string, h plumbing.Hash) (int64, bool, error) 
 	if lo == hi {
 		return 0, false, nil
 	}
-	names := make([]byte, int(hi-lo)*20)
-	if _, err := f.ReadAt(names, idxHeader+int64(lo)*20); err != nil {
-		return 0, false, errIdxFormat
+	// The names sharing h's first byte: in place in a mapped index, else
+	// read.
+	start, end := idxHeader+int64(lo)*20, idxHeader+int64(hi)*20
+	var names []byte
+	if f.mapped != nil {
+		if end > int64(len(f.mapped)) {
+			return 0, false, errIdxFormat
+		}
+		names = f.mapped[start:end]
+	} else {
+		names = make([]byte, end-start)
+		if _, err := f.ReadAt(names, start); err != nil {
+			return 0, false, errIdxFormat
+		}
 	}
+	found := func(m int) (int64, bool, error) {
+		off, err := idxOffset(f, int64(fan[255]), int64(lo)+int64(m))
+		return off, err == nil, err
+	}
+	name := func(m int) []byte { return names[m*20 : m*20+20] }
 	i, j := 0, int(hi-lo)
+	// Object ids are spread evenly: h sits near the place its next bytes
+	// point at. Searching a window around it first touches a few pages of
+	// a large index rather than one per step of a search of the whole run.
+	// The window's ends are checked, so an index of unevenly spread names
+	// is searched whole, as before.
+	if n := j; n > 64 {
+		guess := int(uint64(binary.BigEndian.Uint32(h[1:5])) * uint64(n) >> 32)
+		w := 4*int(math.Sqrt(float64(n))) + 8
+		if a := guess - w; a > 0 {
+			switch c := bytes.Compare(name(a), h[:]); {
+			case c == 0:
+				return found(a)
+			case c < 0:
+				i = a + 1
+			default:
+				j = a
+			}
+		}
+		if b := guess + w; b < n && i < b && b < j {
+			switch c := bytes.Compare(name(b), h[:]); {
+			case c == 0:
+				return found(b)
+			case c < 0:
+				i = b + 1
+			default:
+				j = b
+			}
+		}
+	}
 	for i < j {
 		m := int(uint(i+j) >> 1)
-		switch c := bytes.Compare(names[m*20:m*20+20], h[:]); {
+		switch c := bytes.Compare(name(m), h[:]); {
 		case c == 0:
-			off, err := idxOffset(f, int64(fan[255]), int64(lo)+int64(m))
-			return off, err == nil, err
+			return found(m)
 		case c < 0:
 			i = m + 1
 		default:

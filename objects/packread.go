@@ -2,6 +2,7 @@ package objects
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -84,9 +85,27 @@ func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 // offset, or for a delta that names its base by id, through refOffset.
 func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash) (int64, bool, error)) (plumbing.ObjectType, []byte, error) {
 	var deltas [][]byte // outermost first
-	br := bufio.NewReader(nil)
+	// A mapped pack is read in place; another through a buffer.
+	var (
+		br     entryReader
+		mapped *bytes.Reader
+		buf    *bufio.Reader
+	)
+	if pf, ok := f.(*packFile); ok && pf.mapped != nil {
+		mapped = bytes.NewReader(pf.mapped)
+		br = mapped
+	} else {
+		buf = bufio.NewReader(nil)
+		br = buf
+	}
 	for range maxDeltaChain {
-		br.Reset(io.NewSectionReader(f, off, math.MaxInt64-off))
+		if mapped != nil {
+			if _, err := mapped.Seek(off, io.SeekStart); err != nil {
+				return 0, nil, errPackEntry
+			}
+		} else {
+			buf.Reset(io.NewSectionReader(f, off, math.MaxInt64-off))
+		}
 		typ, size, err := entryHeader(br)
 		if err != nil {
 			return 0, nil, err
@@ -152,10 +171,17 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 	return 0, nil, fmt.Errorf("delta chain longer than %d: %w", maxDeltaChain, errPackEntry)
 }
 
+// entryReader reads a pack entry: its header byte by byte, its data through
+// zlib, which reads a byte reader without buffering it again.
+type entryReader interface {
+	io.Reader
+	io.ByteReader
+}
+
 // entryHeader reads a pack entry's type and (inflated) size: the type in
 // bits 4-6 of the first byte, the size in its low four bits and seven bits
 // of each following byte while the high bit is set.
-func entryHeader(br *bufio.Reader) (plumbing.ObjectType, int64, error) {
+func entryHeader(br entryReader) (plumbing.ObjectType, int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, 0, errPackEntry
@@ -177,7 +203,7 @@ func entryHeader(br *bufio.Reader) (plumbing.ObjectType, int64, error) {
 // deltaBaseOffset reads the distance back to an offset delta's base: big
 // endian groups of seven bits, each continuation adding one (git's
 // encoding, which has no redundant forms).
-func deltaBaseOffset(br *bufio.Reader) (int64, error) {
+func deltaBaseOffset(br entryReader) (int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, errPackEntry
@@ -198,17 +224,9 @@ func deltaBaseOffset(br *bufio.Reader) (int64, error) {
 // inflate reads one zlib stream of size bytes, to its end, so that its
 // checksum is verified.
 func inflate(r io.Reader, size int64) ([]byte, error) {
-	var zr io.ReadCloser
-	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
-			return nil, fmt.Errorf("inflate: %w", err)
-		}
-		zr = pooled
-	} else {
-		var err error
-		if zr, err = zlib.NewReader(r); err != nil {
-			return nil, fmt.Errorf("inflate: %w", err)
-		}
+	zr, err := zlibReader(r)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		zr.Close()
@@ -226,6 +244,22 @@ func inflate(r io.Reader, size int64) ([]byte, error) {
 		return nil, fmt.Errorf("inflate: longer than its header says: %w", err)
 	}
 	return data, nil
+}
+
+// zlibReader returns a zlib reader of r, from zlibReaders if it has one;
+// put it back there when done.
+func zlibReader(r io.Reader) (io.ReadCloser, error) {
+	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, fmt.Errorf("inflate: %w", err)
+		}
+		return pooled, nil
+	}
+	zr, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("inflate: %w", err)
+	}
+	return zr, nil
 }
 
 // zlibReaders keeps zlib readers between inflates: a new one allocates a
@@ -251,4 +285,23 @@ func deltaTargetSize(delta []byte) (int64, error) {
 		}
 	}
 	return sizes[1], nil
+}
+
+// inflatePrefix inflates at most n bytes of the start of the zlib stream
+// in raw (fewer when the stream is shorter), without checking the rest.
+func inflatePrefix(raw []byte, n int) ([]byte, error) {
+	zr, err := zlibReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		zr.Close()
+		zlibReaders.Put(zr)
+	}()
+	buf := make([]byte, n)
+	got, err := io.ReadFull(zr, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("inflate: %w", err)
+	}
+	return buf[:got], nil
 }
