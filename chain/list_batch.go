@@ -67,17 +67,17 @@ type headRead struct {
 
 // flight is one chunk of threads on its way through the batch rounds.
 type flight struct {
-	b       *gitrepo.Batch // the cat-file process reading this chunk
+	b       objectAsker // the reader of this chunk
 	chunk   []ThreadID
 	reads   []*headRead
-	commits *gitrepo.Pending // head commit of each read
-	trees   *gitrepo.Pending // root tree of each read left
-	walking []*headRead      // reads on their way to the start commit, in the order of parents
-	parents *gitrepo.Pending // the commit each of walking is at
-	nodes   *gitrepo.Pending // head node, and start node unless the same
-	steps   []*headRead      // reads whose head is a step, in the order of outs
-	outs    *gitrepo.Pending // the output of each of steps
-	err     error            // the batch broke: every thread takes the usual path
+	commits pendingObjects // head commit of each read
+	trees   pendingObjects // root tree of each read left
+	walking []*headRead    // reads on their way to the start commit, in the order of parents
+	parents pendingObjects // the commit each of walking is at
+	nodes   pendingObjects // head node, and start node unless the same
+	steps   []*headRead    // reads whose head is a step, in the order of outs
+	outs    pendingObjects // the output of each of steps
+	err     error          // the batch broke: every thread takes the usual path
 
 	// What the cat-file reader parsed of each answer of commits, trees,
 	// nodes and outs, as it read them: parsing runs beside the decoding of
@@ -165,15 +165,15 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 	for start := 0; start < len(ids); start += chunk {
 		flights = append(flights, &flight{chunk: ids[start:min(start+chunk, len(ids))]})
 	}
-	var batches []*gitrepo.Batch
+	var batches []objectAsker
 	if len(ids) >= minBatch {
-		// Git reads objects about as fast as Go decodes them: with more
-		// than one CPU, two cat-file processes take alternate chunks.
+		// Reading objects costs about as much as decoding them: with more
+		// than one CPU, two readers take alternate chunks.
 		n := 1
 		if len(flights) > 1 && runtime.NumCPU() > 1 {
 			n = 2
 		}
-		batches, _ = r.Git.NewBatches(ctx, n) // on failure every thread takes the usual path
+		batches = r.newObjectAskers(ctx, n) // none: every thread takes the usual path
 	}
 	if len(batches) == 0 {
 		for _, id := range ids {
@@ -214,7 +214,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
 // with a head.
-func askCommits(b *gitrepo.Batch, f *flight, keys map[ThreadID]cacheKey) {
+func askCommits(b objectAsker, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
 	names := newNameList(len(f.chunk), 0)
 	for i, id := range f.chunk {
@@ -234,7 +234,7 @@ func askCommits(b *gitrepo.Batch, f *flight, keys map[ThreadID]cacheKey) {
 
 // askTrees reads f's commits and asks b for their root trees, then for
 // the parents of the heads whose start commit starts does not know.
-func askTrees(b *gitrepo.Batch, f *flight, starts *startCommits) {
+func askTrees(b objectAsker, f *flight, starts *startCommits) {
 	if _, err := f.commits.Wait(); err != nil {
 		f.err = err
 		return
@@ -281,7 +281,7 @@ func (h *headRead) walk(c commitHead, starts *startCommits) {
 }
 
 // askParents asks b for the commit each of f.walking is at.
-func askParents(b *gitrepo.Batch, f *flight) {
+func askParents(b objectAsker, f *flight) {
 	if len(f.walking) == 0 {
 		return
 	}
@@ -328,7 +328,7 @@ func walkToStarts(f *flight, starts *startCommits) {
 
 // askNodes reads f's root trees and asks b for the head and start nodes
 // they name.
-func askNodes(b *gitrepo.Batch, f *flight) {
+func askNodes(b objectAsker, f *flight) {
 	if f.err != nil {
 		return
 	}
@@ -361,7 +361,7 @@ func askNodes(b *gitrepo.Batch, f *flight) {
 
 // decodeHeads reads and decodes f's nodes, routes the threads that need
 // no output, and asks b for the outputs of the others.
-func (r *Repo) decodeHeads(ctx context.Context, b *gitrepo.Batch, f *flight) {
+func (r *Repo) decodeHeads(ctx context.Context, b objectAsker, f *flight) {
 	if f.err != nil {
 		return
 	}
