@@ -3,6 +3,7 @@ package chain
 import (
 	"errors"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -358,23 +359,26 @@ func unescapeField(s string) (string, bool) {
 }
 
 // storeSummaries replaces the cache with lines (each a whole line, as
-// formatSummaryLine or the loaded file has it), in listing order. Failing
-// to write is not an error: the cache is an optimisation.
+// formatSummaryLine or the loaded file has it; "" lines are skipped), in
+// listing order. The lines are written as they are, not gathered into one
+// buffer first. Failing to write is not an error: the cache is an
+// optimisation.
 func (r *Repo) storeSummaries(lines []string) {
-	n := len(summaryCacheHead)
-	for _, l := range lines {
-		n += len(l)
-	}
-	buf := make([]byte, 0, n)
-	buf = append(buf, summaryCacheHead...)
-	for _, l := range lines {
-		buf = append(buf, l...)
-	}
 	if err := os.MkdirAll(filepath.Dir(r.summaryCachePath()), 0o755); err != nil {
 		return
 	}
 	// A cache that cannot be written only costs speed.
-	_ = atomicfile.Write(r.summaryCachePath(), buf, 0o644)
+	_ = atomicfile.WriteFrom(r.summaryCachePath(), 0o644, func(w io.Writer) error {
+		if _, err := io.WriteString(w, summaryCacheHead); err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if _, err := io.WriteString(w, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // lockedThreads lists the threads that have a lock file: only those can be

@@ -216,13 +216,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		}
 	}
 	if changed {
-		keep := make([]string, 0, len(lines))
-		for _, line := range lines {
-			if line != "" {
-				keep = append(keep, line)
-			}
-		}
-		r.storeSummaries(keep)
+		r.storeSummaries(lines)
 	}
 	markForks(sums)
 	want := map[Status]bool{}

@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +67,39 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestWriteFrom(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	pieces := []string{"one ", strings.Repeat("x", 100<<10), " three"}
+	err := WriteFrom(path, 0o600, func(w io.Writer) error {
+		for _, p := range pieces {
+			if _, err := io.WriteString(w, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != strings.Join(pieces, "") {
+		t.Fatalf("content of %d bytes, want %d", len(got), len(strings.Join(pieces, "")))
+	}
+	// A failing write leaves the old content and no temporary file.
+	boom := errors.New("boom")
+	if err := WriteFrom(path, 0o600, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return boom
+	}); !errors.Is(err, boom) {
+		t.Fatalf("error %v, want %v", err, boom)
+	}
+	if got, _ := os.ReadFile(path); string(got) != strings.Join(pieces, "") {
+		t.Fatal("a failed write changed the file")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
 	}
 }

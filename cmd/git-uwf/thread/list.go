@@ -138,12 +138,15 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 
 // listMemoryLimit is the soft memory limit of a listing of n threads. A
 // cold listing keeps about 1.1 KiB a thread live (the summaries, their
-// cache lines, the refs); the limit leaves room for about as much garbage
+// cache lines, the refs); the limit leaves room for most as much garbage
 // again and for the runtime's own, so that the collector neither lets the
 // heap grow to a fixed ceiling (48 MiB, which was most of a 10,000-thread
 // listing's 58 MiB) nor runs all the time when the live heap passes it (at
 // 100,000 threads, 60 % of the process's CPU went to the collector and to
-// returning memory to the system).
+// returning memory to the system). The limit covers only the Go heap: a
+// cold listing reads the pack files in process, and the pages of their
+// indexes (about 300 bytes a thread) and up to 2 MiB of pack data count
+// towards the process's resident memory beside it, so they are left out.
 func listMemoryLimit(n int) int64 {
-	return max(28<<20, 4<<20+int64(n)*2560)
+	return max(26<<20, 2<<20+int64(n)*1900)
 }
