@@ -156,18 +156,19 @@ func parseSummaryCache(raw []byte) summaryCache {
 func formatSummaryLine(c cachedSummary) string {
 	s := c.sum
 	head, attempts := c.key.hex()
-	var b strings.Builder
-	b.Grow(160 + len(s.Prompt) + len(s.Error))
+	// One buffer, made into the line without a copy: a cold listing
+	// formats a line per thread.
+	b := make([]byte, 0, 176+len(s.Prompt)+len(s.Error)+len(s.Workflow)+len(s.Branch))
 	field := func(v string) {
-		b.WriteString(v)
-		b.WriteByte('\t')
+		b = append(b, v...)
+		b = append(b, '\t')
 	}
 	opt := func(p *string) {
 		if p == nil {
 			field("-")
 			return
 		}
-		b.WriteByte('=')
+		b = append(b, '=')
 		field(escapeField(*p))
 	}
 	field(string(s.Thread))
@@ -181,21 +182,28 @@ func formatSummaryLine(c cachedSummary) string {
 	field(escapeField(s.Workflow))
 	field(escapeField(s.WorkflowHash))
 	field(escapeField(s.Head))
-	field(strconv.FormatInt(s.UpdatedAt.UnixNano(), 10))
+	b = strconv.AppendInt(b, s.UpdatedAt.UnixNano(), 10)
+	b = append(b, '\t')
 	field(escapeField(s.Prompt))
-	b.WriteString(escapeField(s.Error))
-	rec := b.String()
-	return rec + "\t" + crcHex(crc32.ChecksumIEEE([]byte(rec))) + "\n"
+	b = append(b, escapeField(s.Error)...)
+	crc := crc32.ChecksumIEEE(b)
+	b = append(b, '\t')
+	b = appendCRCHex(b, crc)
+	b = append(b, '\n')
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-func crcHex(h uint32) string {
+func crcHex(h uint32) string { return string(appendCRCHex(nil, h)) }
+
+// appendCRCHex appends h as 8 lower-case hex digits.
+func appendCRCHex(b []byte, h uint32) []byte {
 	const digits = "0123456789abcdef"
-	var b [8]byte
+	var d [8]byte
 	for i := 7; i >= 0; i-- {
-		b[i] = digits[h&0xf]
+		d[i] = digits[h&0xf]
 		h >>= 4
 	}
-	return string(b[:])
+	return append(b, d[:]...)
 }
 
 // parseCacheLine checks line (with its newline; raw is the same bytes

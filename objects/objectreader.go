@@ -33,10 +33,13 @@ import (
 // count of the windows of the packs it read from (the system maps about
 // 64 KiB around each page it faults in) and lets go of the mapped pages
 // when they pass maxWindows. The pages stay in the page cache: a read of
-// them after that costs a minor fault.
+// them after that costs a minor fault. Like git, it keeps the objects that
+// deltas were applied to (up to 2 MiB), so that reading the objects of a
+// deltified pack does not inflate their chains again for each.
 type ObjectReader struct {
 	objects string // <git dir>/objects
 	packs   *packIndexes
+	bases   deltaBases
 
 	mu         sync.Mutex
 	windows    map[packWindow]struct{} // read from since the pages were let go
@@ -51,8 +54,8 @@ type packWindow struct {
 
 const (
 	windowSize = 64 << 10
-	// maxWindows bounds the pack data kept mapped in: 2 MiB.
-	maxWindows = 32
+	// maxWindows bounds the pack data kept mapped in: 1 MiB.
+	maxWindows = 16
 )
 
 // NewObjectReader returns a reader of the object database in objectsDir
@@ -99,7 +102,7 @@ func (r *ObjectReader) packed(h plumbing.Hash) (plumbing.ObjectType, []byte, err
 	}
 	typ, data, err := readPackEntry(f, off, defaultPackedReadLimit, func(base plumbing.Hash) (int64, bool, error) {
 		return r.packs.offsetIn(idx, base)
-	})
+	}, &r.bases)
 	if err != nil {
 		return 0, nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
 	}

@@ -40,7 +40,9 @@ func TestObjectReaderMatchesGoGit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := NewObjectReader(filepath.Join(gitDir, "objects"))
 			r.maxWindows = tt.maxWindows
-			for _, h := range oids {
+			// Twice: the second time, chains of deltas start from the
+			// bases kept the first time.
+			for _, h := range append(slices.Clone(oids), oids...) {
 				typ, data, err := r.Read(h)
 				if err != nil {
 					t.Fatalf("Read(%s): %v", h, err)
@@ -228,4 +230,38 @@ func writeIdx(t *testing.T, names []plumbing.Hash) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestDeltaBasesBounded fills the cache of delta bases past its size and
+// checks that it keeps to it, answers only for the pack and offset an
+// object was kept for, and that a nil cache keeps nothing.
+func TestDeltaBasesBounded(t *testing.T) {
+	var c deltaBases
+	packA, packB := &packFile{}, &packFile{}
+	big := make([]byte, deltaBasesSize/16)
+	for i := range 4 * deltaBaseSlots {
+		c.put(packA, int64(i)*100, plumbing.BlobObject, big)
+		if c.size > deltaBasesSize {
+			t.Fatalf("after %d puts the cache holds %d bytes, over %d", i+1, c.size, deltaBasesSize)
+		}
+	}
+	c.put(packA, 7, plumbing.TreeObject, []byte("small"))
+	if typ, data, ok := c.get(packA, 7); !ok || typ != plumbing.TreeObject || string(data) != "small" {
+		t.Fatalf("get = %s %q %v", typ, data, ok)
+	}
+	if _, _, ok := c.get(packB, 7); ok {
+		t.Fatal("an object kept for one pack is found in another")
+	}
+	if _, _, ok := c.get(packA, 8); ok {
+		t.Fatal("an object is found at another offset")
+	}
+	c.put(packA, 9, plumbing.BlobObject, make([]byte, deltaBasesSize/16+1))
+	if _, _, ok := c.get(packA, 9); ok {
+		t.Fatal("an object over a sixteenth of the cache was kept")
+	}
+	var none *deltaBases
+	none.put(packA, 1, plumbing.BlobObject, []byte("x"))
+	if _, _, ok := none.get(packA, 1); ok {
+		t.Fatal("a nil cache kept an object")
+	}
 }
