@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -142,7 +140,7 @@ func (p *inProcess) run() {
 func (p *inProcess) read(name string) gitrepo.Object {
 	missing := gitrepo.Object{Name: name, Missing: true}
 	oid, path, hasPath := strings.Cut(name, ":")
-	var h plumbing.Hash
+	var h gitobj.Hash
 	if len(oid) != 2*len(h) {
 		return missing
 	}
@@ -154,7 +152,7 @@ func (p *inProcess) read(name string) gitrepo.Object {
 		return missing
 	}
 	if hasPath {
-		if typ == plumbing.CommitObject {
+		if typ == gitobj.CommitObject {
 			// <commit>:<path> is a path in the commit's tree.
 			line, _, _ := bytes.Cut(data, []byte{'\n'})
 			if !hashField(line, "tree ", &h) {
@@ -165,7 +163,7 @@ func (p *inProcess) read(name string) gitrepo.Object {
 			}
 		}
 		for part := range strings.SplitSeq(path, "/") {
-			if typ != plumbing.TreeObject {
+			if typ != gitobj.TreeObject {
 				return missing
 			}
 			var ok bool
@@ -183,8 +181,8 @@ func (p *inProcess) read(name string) gitrepo.Object {
 // rawTreeEntry finds the entry called name in a tree object ("<octal mode>
 // <name>\0<20-byte oid>" entries); false when there is none or the tree
 // is malformed.
-func rawTreeEntry(tree []byte, name string) (plumbing.Hash, bool) {
-	var h plumbing.Hash
+func rawTreeEntry(tree []byte, name string) (gitobj.Hash, bool) {
+	var h gitobj.Hash
 	for len(tree) > 0 {
 		sp := bytes.IndexByte(tree, ' ')
 		if sp <= 0 {

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // ObjectReader reads whole objects of one object database in process:
@@ -65,14 +63,14 @@ func NewObjectReader(objectsDir string) *ObjectReader {
 }
 
 // Read returns the type and content of h. The content is the caller's.
-// A missing object returns an error matching plumbing.ErrObjectNotFound
+// A missing object returns an error matching gitobj.ErrObjectNotFound
 // (after the pack directory is listed again, in case a repack moved it);
 // any other error means the object could not be read here.
-func (r *ObjectReader) Read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *ObjectReader) Read(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	typ, data, err := r.packed(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	if errors.Is(err, gitobj.ErrObjectNotFound) {
 		typ, data, err = r.loose(h)
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
+		if errors.Is(err, gitobj.ErrObjectNotFound) {
 			// A repack may have packed it since the packs were listed.
 			r.packs.reset()
 			typ, data, err = r.packed(h)
@@ -85,13 +83,13 @@ func (r *ObjectReader) Read(h plumbing.Hash) (plumbing.ObjectType, []byte, error
 }
 
 // packed reads h from the pack whose index lists it.
-func (r *ObjectReader) packed(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *ObjectReader) packed(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	idx, off, found, err := r.packs.locate(h)
 	if err != nil {
 		return 0, nil, err
 	}
 	if !found {
-		return 0, nil, plumbing.ErrObjectNotFound
+		return 0, nil, gitobj.ErrObjectNotFound
 	}
 	pack := idx[:len(idx)-len(".idx")] + ".pack"
 	r.packs.mu.Lock()
@@ -100,7 +98,7 @@ func (r *ObjectReader) packed(h plumbing.Hash) (plumbing.ObjectType, []byte, err
 	if err != nil {
 		return 0, nil, err
 	}
-	typ, data, err := readPackEntry(f, off, defaultPackedReadLimit, func(base plumbing.Hash) (int64, bool, error) {
+	typ, data, err := readPackEntry(f, off, defaultPackedReadLimit, func(base gitobj.Hash) (int64, bool, error) {
 		return r.packs.offsetIn(idx, base)
 	}, &r.bases)
 	if err != nil {
@@ -134,12 +132,12 @@ func (r *ObjectReader) touched(f *packFile, off int64) {
 
 // loose reads h from its loose object file: a zlib stream of
 // "<type> <size>\x00<content>".
-func (r *ObjectReader) loose(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *ObjectReader) loose(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	hex := h.String()
 	raw, err := os.ReadFile(filepath.Join(r.objects, hex[:2], hex[2:]))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return 0, nil, plumbing.ErrObjectNotFound
+			return 0, nil, gitobj.ErrObjectNotFound
 		}
 		return 0, nil, fmt.Errorf("read loose object %s: %w", h, err)
 	}
@@ -154,7 +152,7 @@ func (r *ObjectReader) loose(h plumbing.Hash) (plumbing.ObjectType, []byte, erro
 var errLooseObject = errors.New("malformed loose object")
 
 // parseLoose inflates a loose object file and splits its header off.
-func parseLoose(raw []byte, limit int64) (plumbing.ObjectType, []byte, error) {
+func parseLoose(raw []byte, limit int64) (gitobj.ObjectType, []byte, error) {
 	// The header is at most "commit " and 20 digits and a NUL: inflate
 	// that much first to learn the size, then the rest.
 	head, err := inflatePrefix(raw, 32)
@@ -166,8 +164,8 @@ func parseLoose(raw []byte, limit int64) (plumbing.ObjectType, []byte, error) {
 	if sp <= 0 || nul < sp+2 {
 		return 0, nil, errLooseObject
 	}
-	typ, err := plumbing.ParseObjectType(string(head[:sp]))
-	if err != nil || !typ.Valid() || typ == plumbing.OFSDeltaObject || typ == plumbing.REFDeltaObject {
+	typ, err := gitobj.ParseObjectType(string(head[:sp]))
+	if err != nil || !typ.Valid() || typ == gitobj.OFSDeltaObject || typ == gitobj.REFDeltaObject {
 		return 0, nil, errLooseObject
 	}
 	digits := head[sp+1 : nul]

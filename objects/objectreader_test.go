@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestObjectReaderMatchesGoGit reads every object of a deltified pack,
@@ -31,7 +29,7 @@ func TestObjectReaderMatchesGoGit(t *testing.T) {
 	dir := filepath.Dir(gitDir)
 	for i := range 3 {
 		h := strings.TrimSpace(gitStdin(t, dir, fmt.Sprintf("loose object %d\n", i), "hash-object", "-w", "--stdin"))
-		oids = append(oids, plumbing.NewHash(h))
+		oids = append(oids, gitobj.NewHash(h))
 	}
 	if n := deltaCount(t, gitDir); n < 20 {
 		t.Fatalf("only %d deltas in the pack; the test needs a deltified pack", n)
@@ -52,8 +50,8 @@ func TestObjectReaderMatchesGoGit(t *testing.T) {
 					t.Fatalf("Read(%s) = %s of %d bytes; go-git reads %s of %d bytes", h, typ, len(data), wantType, len(want))
 				}
 			}
-			missing := plumbing.ComputeHash(plumbing.BlobObject, []byte("not stored"))
-			if _, _, err := r.Read(missing); !errors.Is(err, plumbing.ErrObjectNotFound) {
+			missing := gitobj.ComputeHash(gitobj.BlobObject, []byte("not stored"))
+			if _, _, err := r.Read(missing); !errors.Is(err, gitobj.ErrObjectNotFound) {
 				t.Fatalf("Read(missing) error = %v; want ErrObjectNotFound", err)
 			}
 		})
@@ -66,7 +64,7 @@ func TestObjectReaderMatchesGoGit(t *testing.T) {
 func TestObjectReaderAfterRepack(t *testing.T) {
 	gitDir, oids := historyRepo(t)
 	dir := filepath.Dir(gitDir)
-	loose := plumbing.NewHash(strings.TrimSpace(gitStdin(t, dir, "loose, then packed\n", "hash-object", "-w", "--stdin")))
+	loose := gitobj.NewHash(strings.TrimSpace(gitStdin(t, dir, "loose, then packed\n", "hash-object", "-w", "--stdin")))
 	git(t, dir, "tag", "keep", loose.String())
 	r := NewObjectReader(filepath.Join(gitDir, "objects"))
 	if _, _, err := r.Read(oids[0]); err != nil {
@@ -107,7 +105,7 @@ func TestObjectReaderDamagedLoose(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, gitDir := newGitRepo(t)
-			h := plumbing.Hash(sha1.Sum([]byte(tt.name)))
+			h := gitobj.Hash(sha1.Sum([]byte(tt.name)))
 			path := filepath.Join(gitDir, "objects", h.String()[:2], h.String()[2:])
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
@@ -116,7 +114,7 @@ func TestObjectReaderDamagedLoose(t *testing.T) {
 				t.Fatal(err)
 			}
 			typ, data, err := NewObjectReader(filepath.Join(gitDir, "objects")).Read(h)
-			if err == nil || errors.Is(err, plumbing.ErrObjectNotFound) {
+			if err == nil || errors.Is(err, gitobj.ErrObjectNotFound) {
 				t.Fatalf("Read = %s %q, %v; want a damage error", typ, data, err)
 			}
 		})
@@ -154,17 +152,17 @@ func TestIdxLookupSpread(t *testing.T) {
 	const n = 6000
 	tests := []struct {
 		name string
-		make func(i int) plumbing.Hash
+		make func(i int) gitobj.Hash
 	}{
-		{"even", func(i int) plumbing.Hash { return plumbing.Hash(sha1.Sum(fmt.Appendf(nil, "%d", i))) }},
-		{"bunched", func(i int) plumbing.Hash {
-			var h plumbing.Hash
+		{"even", func(i int) gitobj.Hash { return gitobj.Hash(sha1.Sum(fmt.Appendf(nil, "%d", i))) }},
+		{"bunched", func(i int) gitobj.Hash {
+			var h gitobj.Hash
 			h[0] = byte(i % 3)
 			binary.BigEndian.PutUint32(h[1:], uint32(i/3))
 			return h
 		}},
-		{"bunched at the top", func(i int) plumbing.Hash {
-			var h plumbing.Hash
+		{"bunched at the top", func(i int) gitobj.Hash {
+			var h gitobj.Hash
 			h[0] = 0xff
 			binary.BigEndian.PutUint32(h[1:], 0xffffffff-uint32(i))
 			h[19] = byte(i)
@@ -173,11 +171,11 @@ func TestIdxLookupSpread(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			names := make([]plumbing.Hash, n)
+			names := make([]gitobj.Hash, n)
 			for i := range names {
 				names[i] = tt.make(i)
 			}
-			slices.SortFunc(names, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+			slices.SortFunc(names, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) })
 			names = slices.Compact(names)
 			p := &packIndexes{dir: writeIdx(t, names)}
 			for i, h := range names {
@@ -187,7 +185,7 @@ func TestIdxLookupSpread(t *testing.T) {
 				}
 				absent := h
 				absent[19] ^= 0x80
-				if _, ok := slices.BinarySearchFunc(names, absent, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) }); ok {
+				if _, ok := slices.BinarySearchFunc(names, absent, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) }); ok {
 					continue
 				}
 				if _, _, found, err := p.locate(absent); found || err != nil {
@@ -200,7 +198,7 @@ func TestIdxLookupSpread(t *testing.T) {
 
 // writeIdx writes a version 2 index of names (sorted), the i'th at pack
 // offset 10*i, into a new directory, and returns the directory.
-func writeIdx(t *testing.T, names []plumbing.Hash) string {
+func writeIdx(t *testing.T, names []gitobj.Hash) string {
 	t.Helper()
 	var b bytes.Buffer
 	b.Write(idxMagic)
@@ -240,13 +238,13 @@ func TestDeltaBasesBounded(t *testing.T) {
 	packA, packB := &packFile{}, &packFile{}
 	big := make([]byte, deltaBasesSize/16)
 	for i := range 4 * deltaBaseSlots {
-		c.put(packA, int64(i)*100, plumbing.BlobObject, big)
+		c.put(packA, int64(i)*100, gitobj.BlobObject, big)
 		if c.size > deltaBasesSize {
 			t.Fatalf("after %d puts the cache holds %d bytes, over %d", i+1, c.size, deltaBasesSize)
 		}
 	}
-	c.put(packA, 7, plumbing.TreeObject, []byte("small"))
-	if typ, data, ok := c.get(packA, 7); !ok || typ != plumbing.TreeObject || string(data) != "small" {
+	c.put(packA, 7, gitobj.TreeObject, []byte("small"))
+	if typ, data, ok := c.get(packA, 7); !ok || typ != gitobj.TreeObject || string(data) != "small" {
 		t.Fatalf("get = %s %q %v", typ, data, ok)
 	}
 	if _, _, ok := c.get(packB, 7); ok {
@@ -255,12 +253,12 @@ func TestDeltaBasesBounded(t *testing.T) {
 	if _, _, ok := c.get(packA, 8); ok {
 		t.Fatal("an object is found at another offset")
 	}
-	c.put(packA, 9, plumbing.BlobObject, make([]byte, deltaBasesSize/16+1))
+	c.put(packA, 9, gitobj.BlobObject, make([]byte, deltaBasesSize/16+1))
 	if _, _, ok := c.get(packA, 9); ok {
 		t.Fatal("an object over a sixteenth of the cache was kept")
 	}
 	var none *deltaBases
-	none.put(packA, 1, plumbing.BlobObject, []byte("x"))
+	none.put(packA, 1, gitobj.BlobObject, []byte("x"))
 	if _, _, ok := none.get(packA, 1); ok {
 		t.Fatal("a nil cache kept an object")
 	}
