@@ -95,6 +95,9 @@ type entryCache struct {
 	// batchChunk is how many commits a batch walk asks git for at a time
 	// (walkChunk when 0; tests set it smaller).
 	batchChunk int
+	// batchViaGit makes a batch walk read through git even where it could
+	// read the objects itself (walkLocal; tests).
+	batchViaGit bool
 }
 
 // walkBatchAfter returns entryCache.batchAfter as a count.

@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -198,7 +199,10 @@ func (r *Repo) chainCaching(ctx context.Context, head plumbing.Hash, decode bool
 			// Many commits are missing: read the rest through git.
 			batched = true
 			cached := func(h plumbing.Hash) bool { _, ok := shard.get(h); return ok }
-			es, recs, next, err := r.walkBatch(ctx, c, cached)
+			es, recs, next, err := r.walkLocal(ctx, c, cached)
+			if errors.Is(err, errWalkBatch) {
+				es, recs, next, err = r.walkBatch(ctx, c, cached)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, wait, ctx.Err()

@@ -200,9 +200,19 @@ func (p *packIndexes) lookup(path string, h plumbing.Hash) (int64, bool, error) 
 	if lo == hi {
 		return 0, false, nil
 	}
-	names := make([]byte, int(hi-lo)*20)
-	if _, err := f.ReadAt(names, idxHeader+int64(lo)*20); err != nil {
-		return 0, false, errIdxFormat
+	var names []byte
+	from, to := idxHeader+int64(lo)*20, idxHeader+int64(hi)*20
+	if f.mapped != nil {
+		// Searched in place: no copy of the run of names per lookup.
+		if to > int64(len(f.mapped)) {
+			return 0, false, errIdxFormat
+		}
+		names = f.mapped[from:to]
+	} else {
+		names = make([]byte, to-from)
+		if _, err := f.ReadAt(names, from); err != nil {
+			return 0, false, errIdxFormat
+		}
 	}
 	i, j := 0, int(hi-lo)
 	for i < j {

@@ -155,7 +155,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 // entryHeader reads a pack entry's type and (inflated) size: the type in
 // bits 4-6 of the first byte, the size in its low four bits and seven bits
 // of each following byte while the high bit is set.
-func entryHeader(br *bufio.Reader) (plumbing.ObjectType, int64, error) {
+func entryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, 0, errPackEntry
@@ -177,7 +177,7 @@ func entryHeader(br *bufio.Reader) (plumbing.ObjectType, int64, error) {
 // deltaBaseOffset reads the distance back to an offset delta's base: big
 // endian groups of seven bits, each continuation adding one (git's
 // encoding, which has no redundant forms).
-func deltaBaseOffset(br *bufio.Reader) (int64, error) {
+func deltaBaseOffset(br io.ByteReader) (int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, errPackEntry
