@@ -193,8 +193,18 @@ func (w *localWalk) read(h plumbing.Hash, want plumbing.ObjectType) ([]byte, boo
 	return data, true
 }
 
+// scratch is read for an object that is only parsed: its content is good
+// until the next read.
+func (w *localWalk) scratch(h plumbing.Hash, want plumbing.ObjectType) ([]byte, bool) {
+	typ, data, err := w.rd.ReadScratch(h)
+	if err != nil || typ != want {
+		return nil, false
+	}
+	return data, true
+}
+
 func (w *localWalk) commit(h plumbing.Hash) (*gitobj.Commit, bool) {
-	data, ok := w.read(h, plumbing.CommitObject)
+	data, ok := w.scratch(h, plumbing.CommitObject)
 	if !ok {
 		return nil, false
 	}
@@ -207,7 +217,7 @@ func (w *localWalk) commit(h plumbing.Hash) (*gitobj.Commit, bool) {
 }
 
 func (w *localWalk) tree(h plumbing.Hash) (*gitobj.Tree, bool) {
-	data, ok := w.read(h, plumbing.TreeObject)
+	data, ok := w.scratch(h, plumbing.TreeObject)
 	if !ok {
 		return nil, false
 	}

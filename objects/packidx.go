@@ -238,21 +238,33 @@ const idxHeader = 8 + 256*4
 // 2 index: after the names and their CRCs comes a table of 32-bit offsets;
 // one with its high bit set indexes a table of 64-bit offsets that follows
 // it (packs over 2 GiB).
-func idxOffset(f io.ReaderAt, n, pos int64) (int64, error) {
-	var b [8]byte
+func idxOffset(f *packFile, n, pos int64) (int64, error) {
+	b := make([]byte, 8)
+	// read reads len(b) bytes at off, from the mapping without a copy.
+	read := func(b []byte, off int64) ([]byte, error) {
+		if f.mapped == nil {
+			_, err := f.ReadAt(b, off)
+			return b, err
+		}
+		if off < 0 || off > int64(len(f.mapped))-int64(len(b)) {
+			return nil, io.EOF
+		}
+		return f.mapped[off : off+int64(len(b))], nil
+	}
 	small := idxHeader + n*24 // past the names (20 bytes) and CRCs (4 bytes)
-	if _, err := f.ReadAt(b[:4], small+pos*4); err != nil {
+	v, err := read(b[:4], small+pos*4)
+	if err != nil {
 		return 0, errIdxFormat
 	}
-	off := binary.BigEndian.Uint32(b[:4])
+	off := binary.BigEndian.Uint32(v)
 	if off&0x80000000 == 0 {
 		return int64(off), nil
 	}
 	large := small + n*4
-	if _, err := f.ReadAt(b[:], large+int64(off&0x7fffffff)*8); err != nil {
+	if v, err = read(b, large+int64(off&0x7fffffff)*8); err != nil {
 		return 0, errIdxFormat
 	}
-	o := binary.BigEndian.Uint64(b[:])
+	o := binary.BigEndian.Uint64(v)
 	if o > math.MaxInt64 {
 		return 0, errIdxFormat
 	}

@@ -3,7 +3,11 @@ package objects
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/zlib"
+	"encoding/binary"
+	"hash"
+	"hash/adler32"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	githash "github.com/go-git/go-git/v5/plumbing/hash"
 )
 
 // RawReader reads whole objects straight from a repository's object
@@ -36,10 +41,25 @@ type RawReader struct {
 	objects string // <git dir>/objects
 	packs   *packIndexes
 	limit   int64
-	zr      io.ReadCloser // reused between inflates: a new one costs a 32 KiB window
+	fr      io.ReadCloser // reused between inflates: a new one costs a 32 KiB window
+	adler   hash.Hash32   // for loose objects, whose header is checksummed too
 	br      bytes.Reader
 	fbr     *bufio.Reader // for packs read with pread
 	bases   entryCache
+	sha     hash.Hash // reused between objects
+	head    []byte    // the header hashed before an object's content
+	tmp     [4]byte   // read into without an allocation each
+
+	// The pack of the last object read: a walk reads from one pack
+	// mostly.
+	lastIdx  string
+	lastPack string
+	lastFile *packFile
+
+	// scratch holds the content of the last object ReadScratch inflated
+	// whole; toScratch is set during that read.
+	scratch   []byte
+	toScratch bool
 }
 
 // RawReader returns a reader of the store's object directory, or false
@@ -61,6 +81,19 @@ func (s *Store) RawReader() (*RawReader, bool) {
 // the caller but may be shared with later reads of the same object: it
 // must not be modified.
 func (r *RawReader) Read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	return r.read(h)
+}
+
+// ReadScratch is Read for an object the caller only parses (a commit, a
+// tree): its content may be in a buffer the reader reuses, good only
+// until its next read.
+func (r *RawReader) ReadScratch(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	r.toScratch = true
+	defer func() { r.toScratch = false }()
+	return r.read(h)
+}
+
+func (r *RawReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	for attempt := 0; ; attempt++ {
 		typ, data, err := r.packed(h)
 		if !errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -84,21 +117,25 @@ func (r *RawReader) packed(h plumbing.Hash) (plumbing.ObjectType, []byte, error)
 	if !found {
 		return 0, nil, plumbing.ErrObjectNotFound
 	}
-	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
-	r.packs.mu.Lock()
-	f, err := r.packs.open(pack)
-	r.packs.mu.Unlock()
-	if err != nil {
-		if os.IsNotExist(err) {
-			return 0, nil, plumbing.ErrObjectNotFound // deleted by a repack
+	if idx != r.lastIdx {
+		pack := strings.TrimSuffix(idx, ".idx") + ".pack"
+		r.packs.mu.Lock()
+		f, err := r.packs.open(pack)
+		r.packs.mu.Unlock()
+		if err != nil {
+			if os.IsNotExist(err) {
+				return 0, nil, plumbing.ErrObjectNotFound // deleted by a repack
+			}
+			return 0, nil, err
 		}
-		return 0, nil, err
+		r.lastIdx, r.lastPack, r.lastFile = idx, pack, f
 	}
-	typ, data, err := r.entry(f, pack, off, idx)
+	pack := r.lastPack
+	typ, data, err := r.entry(r.lastFile, pack, off, idx)
 	if err != nil {
 		return 0, nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
 	}
-	if got := hashObject(typ, data); got != h {
+	if got := r.hashObject(typ, data); got != h {
 		return 0, nil, fmt.Errorf("read %s at offset %d of %s: content hashes to %s: %w", h, off, pack, got, errPackEntry)
 	}
 	return typ, data, nil
@@ -139,7 +176,7 @@ func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (plum
 			return 0, nil, errTooLarge
 		}
 		if t == plumbing.CommitObject || t == plumbing.TreeObject || t == plumbing.BlobObject || t == plumbing.TagObject {
-			if data, err = r.inflate(src, size); err != nil {
+			if data, err = r.inflate(src, size, len(steps) == 0); err != nil {
 				return 0, nil, err
 			}
 			typ = t
@@ -175,7 +212,7 @@ func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (plum
 		default:
 			return 0, nil, errPackEntry
 		}
-		delta, err := r.inflate(src, size)
+		delta, err := r.inflate(src, size, false)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -219,29 +256,75 @@ func (r *RawReader) source(f *packFile, off int64) (byteSource, error) {
 }
 
 // inflate reads one zlib stream of exactly size bytes from src, to its
-// end, so that its checksum is verified.
-func (r *RawReader) inflate(src io.Reader, size int64) ([]byte, error) {
-	if r.zr == nil {
-		zr, err := zlib.NewReader(src)
-		if err != nil {
-			return nil, fmt.Errorf("inflate: %w", err)
-		}
-		r.zr = zr
-	} else if err := r.zr.(zlib.Resetter).Reset(src, nil); err != nil {
+// end, so that its checksum is verified. whole says the stream is the
+// object asked for, which ReadScratch inflates into its buffer.
+func (r *RawReader) inflate(src byteSource, size int64, whole bool) ([]byte, error) {
+	if err := r.startStream(src); err != nil {
+		return nil, err
+	}
+	data := r.buffer(size, whole)
+	if _, err := io.ReadFull(r.fr, data); err != nil {
 		return nil, fmt.Errorf("inflate: %w", err)
 	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(r.zr, data); err != nil {
-		return nil, fmt.Errorf("inflate: %w", err)
+	if err := r.endStream(src, adler32.Checksum(data)); err != nil {
+		return nil, err
 	}
-	var extra [1]byte
-	if n, err := r.zr.Read(extra[:]); n != 0 || err != io.EOF {
+	return data, nil
+}
+
+// startStream reads the header of a zlib stream (RFC 1950) from src and
+// sets r.fr to inflate what follows. The stream is read without the zlib
+// package, whose reader allocates a checksum per stream: endStream checks
+// the checksum of what was inflated.
+func (r *RawReader) startStream(src byteSource) error {
+	cmf, err1 := src.ReadByte()
+	flg, err2 := src.ReadByte()
+	switch {
+	case err1 != nil || err2 != nil:
+		return fmt.Errorf("inflate: %w", io.ErrUnexpectedEOF)
+	case cmf&0x0f != 8 || cmf>>4 > 7 || (uint16(cmf)<<8|uint16(flg))%31 != 0:
+		return fmt.Errorf("inflate: %w", zlib.ErrHeader)
+	case flg&0x20 != 0:
+		return fmt.Errorf("inflate: %w", zlib.ErrDictionary)
+	}
+	if r.fr == nil {
+		r.fr = flate.NewReader(src)
+		return nil
+	}
+	if err := r.fr.(flate.Resetter).Reset(src, nil); err != nil {
+		return fmt.Errorf("inflate: %w", err)
+	}
+	return nil
+}
+
+// endStream checks that the stream r.fr inflates ends here, and that the
+// Adler-32 checksum after it in src is sum.
+func (r *RawReader) endStream(src byteSource, sum uint32) error {
+	if n, err := r.fr.Read(r.tmp[:1]); n != 0 || err != io.EOF {
 		if err == nil || err == io.EOF {
 			err = errPackEntry
 		}
-		return nil, fmt.Errorf("inflate: longer than its header says: %w", err)
+		return fmt.Errorf("inflate: longer than its header says: %w", err)
 	}
-	return data, nil
+	if _, err := io.ReadFull(src, r.tmp[:]); err != nil {
+		return fmt.Errorf("inflate: %w", io.ErrUnexpectedEOF)
+	}
+	if binary.BigEndian.Uint32(r.tmp[:]) != sum {
+		return fmt.Errorf("inflate: %w", zlib.ErrChecksum)
+	}
+	return nil
+}
+
+// buffer returns a slice of size bytes for an inflate: the scratch buffer
+// for an object ReadScratch inflates whole, else a new one.
+func (r *RawReader) buffer(size int64, whole bool) []byte {
+	if !whole || !r.toScratch {
+		return make([]byte, size)
+	}
+	if int64(cap(r.scratch)) < size {
+		r.scratch = make([]byte, size, max(size, 4<<10))
+	}
+	return r.scratch[:size]
 }
 
 // loose reads h from its file in the object directory.
@@ -259,7 +342,7 @@ func (r *RawReader) loose(h plumbing.Hash) (plumbing.ObjectType, []byte, error) 
 	if err != nil {
 		return 0, nil, fmt.Errorf("read loose object %s: %w", h, err)
 	}
-	if got := hashObject(typ, data); got != h {
+	if got := r.hashObject(typ, data); got != h {
 		return 0, nil, fmt.Errorf("read loose object %s: content hashes to %s: %w", h, got, errPackEntry)
 	}
 	return typ, data, nil
@@ -272,14 +355,8 @@ const maxLooseHeader = 32
 // "<type> <decimal size>\0" and the content, exactly size bytes.
 func (r *RawReader) parseLoose(raw []byte) (plumbing.ObjectType, []byte, error) {
 	r.br.Reset(raw)
-	if r.zr == nil {
-		zr, err := zlib.NewReader(&r.br)
-		if err != nil {
-			return 0, nil, fmt.Errorf("inflate: %w", err)
-		}
-		r.zr = zr
-	} else if err := r.zr.(zlib.Resetter).Reset(&r.br, nil); err != nil {
-		return 0, nil, fmt.Errorf("inflate: %w", err)
+	if err := r.startStream(&r.br); err != nil {
+		return 0, nil, err
 	}
 	// The header is read a byte at a time, so that no content is read
 	// before its size is known to be within the limit.
@@ -289,7 +366,7 @@ func (r *RawReader) parseLoose(raw []byte) (plumbing.ObjectType, []byte, error) 
 		if n == len(head) {
 			return 0, nil, fmt.Errorf("%w: loose object header too long", errPackEntry)
 		}
-		if _, err := io.ReadFull(r.zr, head[n:n+1]); err != nil {
+		if _, err := io.ReadFull(r.fr, head[n:n+1]); err != nil {
 			return 0, nil, fmt.Errorf("inflate: %w", err)
 		}
 		if head[n] == 0 {
@@ -315,25 +392,37 @@ func (r *RawReader) parseLoose(raw []byte) (plumbing.ObjectType, []byte, error) 
 	if size > r.limit {
 		return 0, nil, errTooLarge
 	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(r.zr, data); err != nil {
+	data := r.buffer(size, true)
+	if _, err := io.ReadFull(r.fr, data); err != nil {
 		return 0, nil, fmt.Errorf("inflate: %w", err)
 	}
-	var extra [1]byte
-	if n, err := r.zr.Read(extra[:]); n != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			err = errPackEntry
-		}
-		return 0, nil, fmt.Errorf("inflate: longer than its header says: %w", err)
+	if r.adler == nil {
+		r.adler = adler32.New()
+	}
+	r.adler.Reset()
+	_, _ = r.adler.Write(head[:n+1])
+	_, _ = r.adler.Write(data)
+	if err := r.endStream(&r.br, r.adler.Sum32()); err != nil {
+		return 0, nil, err
 	}
 	return typ, data, nil
 }
 
-// hashObject returns the object id of content data of type typ.
-func hashObject(typ plumbing.ObjectType, data []byte) plumbing.Hash {
-	h := plumbing.NewHasher(typ, int64(len(data)))
-	_, _ = h.Write(data)
-	return h.Sum()
+// hashObject returns the object id of content data of type typ, as
+// plumbing.NewHasher computes it (with the same collision-detecting
+// SHA-1), with one hash reused for all objects.
+func (r *RawReader) hashObject(typ plumbing.ObjectType, data []byte) plumbing.Hash {
+	if r.sha == nil {
+		r.sha = githash.New(githash.CryptoType)
+	} else {
+		r.sha.Reset()
+	}
+	r.head = append(strconv.AppendInt(append(append(r.head[:0], typ.Bytes()...), ' '), int64(len(data)), 10), 0)
+	_, _ = r.sha.Write(r.head)
+	_, _ = r.sha.Write(data)
+	var id plumbing.Hash
+	r.sha.Sum(id[:0])
+	return id
 }
 
 // entryCache keeps the objects a RawReader resolved from pack entries, by
