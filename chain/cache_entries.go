@@ -111,6 +111,17 @@ func (c *entryCache) walkBatchAfter() int {
 	return c.batchAfter
 }
 
+// walkLocalAfter is how many commits missing from the cache a walk reads
+// one by one before it reads the rest itself as a batch (walkLocal): none
+// by default, as that batch costs no process; what tests set otherwise,
+// as for the batch through git.
+func (c *entryCache) walkLocalAfter() int {
+	if c.batchAfter == 0 {
+		return 0
+	}
+	return c.walkBatchAfter()
+}
+
 // walkChunk returns entryCache.batchChunk as a count.
 func (c *entryCache) walkChunk() int {
 	if c.batchChunk <= 0 {

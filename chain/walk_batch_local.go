@@ -34,7 +34,7 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 	// nodes/ tree, the output and the body of the entries it is handed.
 	type job struct {
 		e    *Entry
-		root *gitobj.Tree
+		root rootNames
 	}
 	jobs := make(chan job, 2*walkChunk)
 	stop := make(chan struct{})
@@ -80,20 +80,29 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 		}
 		// The root commit is not a start entry: let the walk report it.
 	}()
-	var (
-		entries []*Entry
-		recs    []entryRecord
-	)
+	entries := make([]*Entry, 0, walkChunk)
+	recs := make([]entryRecord, 0, walkChunk)
 	w := localWalk{rd: rest}
+	recsOK := true
 	for j := range jobs {
-		entries = append(entries, j.e)
-		recs = append(recs, r.localRecord(&w, j.e, j.root))
+		if !recsOK {
+			continue // until the other goroutine sees stop
+		}
+		rec, ok := r.localRecord(&w, j.e, j.root)
+		if !ok {
+			recsOK = false
+			close(stop)
+			continue
+		}
+		entries, recs = append(entries, j.e), append(recs, rec)
 	}
-	close(stop)
+	if recsOK {
+		close(stop)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, plumbing.ZeroHash, err
 	}
-	if !walkOK || len(entries) == 0 {
+	if !walkOK || !recsOK || len(entries) == 0 {
 		return nil, nil, plumbing.ZeroHash, errWalkBatch
 	}
 	return entries, recs, next, nil
@@ -120,51 +129,68 @@ func hasThreadTrailer(msg string) bool {
 	return false
 }
 
-// localEntry reads the entry of thread commit c, and its root tree.
-func (r *Repo) localEntry(w *localWalk, c plumbing.Hash, commit *gitobj.Commit) (*Entry, *gitobj.Tree, bool) {
-	root, ok := w.tree(commit.TreeHash)
-	if !ok {
-		return nil, nil, false
+// rootNames are the entries of a thread commit's tree that a walk reads.
+type rootNames struct {
+	node, nodes, workflow, start plumbing.Hash
+}
+
+// rootTreeNames are the names of rootNames, in order.
+var rootTreeNames = []string{"node", "nodes", "workflow", "start"}
+
+// localEntry reads the entry of thread commit c, and the entries of its
+// tree that its record needs.
+func (r *Repo) localEntry(w *localWalk, c plumbing.Hash, commit *gitobj.Commit) (*Entry, rootNames, bool) {
+	var found [4]plumbing.Hash
+	if !w.tree(commit.TreeHash, rootTreeNames, found[:]) {
+		return nil, rootNames{}, false
 	}
-	nodeOID := topEntry(root, "node")
+	root := rootNames{node: found[0], nodes: found[1], workflow: found[2], start: found[3]}
+	nodeOID := root.node
 	if nodeOID.IsZero() {
-		return nil, nil, false
+		return nil, rootNames{}, false
 	}
 	data, ok := w.read(nodeOID, plumbing.BlobObject)
 	if !ok {
-		return nil, nil, false
+		return nil, rootNames{}, false
 	}
 	n, err := objects.DecodeNode(data)
 	if err != nil {
-		return nil, nil, false
+		return nil, rootNames{}, false
 	}
 	n.OID = nodeOID
 	e := &Entry{Commit: c, Tree: commit.TreeHash, Time: commit.Committer.When, Node: n}
 	if len(commit.ParentHashes) > 0 {
 		e.Parent = commit.ParentHashes[0]
 	}
-	if err := r.decodeNode(e); err != nil {
-		return nil, nil, false
+	// The kind says where the chain starts; the node itself is decoded by
+	// the other goroutine (localRecord).
+	if err := r.setKind(e); err != nil {
+		return nil, rootNames{}, false
 	}
 	return e, root, true
 }
 
-// localRecord reads what the record of entry e keeps besides the entry
-// (its step's output and body), and sets them on e.
-func (r *Repo) localRecord(w *localWalk, e *Entry, root *gitobj.Tree) entryRecord {
+// localRecord decodes the node of entry e, whose kind is set, and reads
+// what its record keeps besides the entry (its step's output and body),
+// and sets them on e.
+func (r *Repo) localRecord(w *localWalk, e *Entry, root rootNames) (entryRecord, bool) {
+	if err := decodePayload(e); err != nil {
+		return entryRecord{}, false
+	}
 	var output, body json.RawMessage
 	if e.Step != nil {
-		var nodes *gitobj.Tree
-		if h := topEntry(root, "nodes"); !h.IsZero() {
-			nodes, _ = w.tree(h) // without it, NodeInCommit looks further
+		// The output and the body in nodes/; without the tree,
+		// NodeInCommit looks further.
+		var found [2]plumbing.Hash
+		if !root.nodes.IsZero() {
+			w.names[0], w.names[1] = string(e.Step.Output), string(e.Step.Body)
+			w.tree(root.nodes, w.names[:], found[:])
 		}
-		if h := topEntry(nodes, string(e.Step.Output)); !h.IsZero() {
+		if h := found[0]; !h.IsZero() {
 			output = w.payload(h, e.Step.Output, -1)
 		}
-		if a := e.Step.Body; a != "" {
-			if h := topEntry(nodes, string(a)); !h.IsZero() {
-				body = w.payload(h, a, maxCachedBody+64)
-			}
+		if h := found[1]; e.Step.Body != "" && !h.IsZero() {
+			body = w.payload(h, e.Step.Body, maxCachedBody+64)
 		}
 		if output == nil {
 			// As gitRecord: the output node is elsewhere (a pinned
@@ -174,14 +200,15 @@ func (r *Repo) localRecord(w *localWalk, e *Entry, root *gitobj.Tree) entryRecor
 			}
 		}
 	}
-	rec := recordOf(e, output, body, topEntry(root, "workflow"), topEntry(root, "start"))
+	rec := recordOf(e, output, body, root.workflow, root.start)
 	e.output, e.body = rec.output, rec.body
-	return rec
+	return rec, true
 }
 
 // localWalk reads the objects of one walkLocal.
 type localWalk struct {
-	rd *objects.RawReader
+	rd    *objects.RawReader
+	names [2]string // looked up in a nodes/ tree
 }
 
 // read returns the content of object h of type want.
@@ -216,16 +243,15 @@ func (w *localWalk) commit(h plumbing.Hash) (*gitobj.Commit, bool) {
 	return c, true
 }
 
-func (w *localWalk) tree(h plumbing.Hash) (*gitobj.Tree, bool) {
+// tree finds names in tree h (scanTree), reporting false (and found
+// all zero) when h is not a tree that reads.
+func (w *localWalk) tree(h plumbing.Hash, names []string, found []plumbing.Hash) bool {
 	data, ok := w.scratch(h, plumbing.TreeObject)
 	if !ok {
-		return nil, false
+		clear(found)
+		return false
 	}
-	t, err := gitobj.ParseTree(data)
-	if err != nil {
-		return nil, false
-	}
-	return t, true
+	return scanTree(data, names, found) == nil
 }
 
 // payload returns the payload of node a in blob h, or nil when h is not
