@@ -12,6 +12,7 @@ package gitobj
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -206,11 +207,18 @@ func nextLine(b []byte) (line, rest []byte) {
 	return line, rest
 }
 
+// parseHash reads a header's object id: 40 hex digits, of either case,
+// as plumbing.IsHash accepts them (decoded in place: plumbing.NewHash
+// allocates, for every parent and tree of every commit a walk reads).
 func parseHash(v []byte, header string) (plumbing.Hash, error) {
-	if !plumbing.IsHash(string(v)) {
+	var h plumbing.Hash
+	if len(v) != 2*len(h) {
 		return plumbing.ZeroHash, fmt.Errorf("%w: bad %s hash %q", ErrMalformed, header, v)
 	}
-	return plumbing.NewHash(string(v)), nil
+	if _, err := hex.Decode(h[:], v); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%w: bad %s hash %q", ErrMalformed, header, v)
+	}
+	return h, nil
 }
 
 // Bytes returns the commit object's content in git's layout.

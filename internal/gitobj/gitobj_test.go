@@ -216,10 +216,18 @@ func TestParseTreeRejects(t *testing.T) {
 		{"tree not first", "parent 0000000000000000000000000000000000000000\ntree 0000000000000000000000000000000000000000\n\nm"},
 		{"bad tree hash", "tree 1234\n\nm"},
 		{"bad parent hash", "tree 0000000000000000000000000000000000000000\nparent zz\n\nm"},
+		{"40 characters, not all hex", "tree 000000000000000000000000000000000000000g\n\nm"},
+		{"41 hex digits", "tree 00000000000000000000000000000000000000000\n\nm"},
 	} {
 		if _, err := gitobj.ParseCommit([]byte(tt.data)); !errors.Is(err, gitobj.ErrMalformed) {
 			t.Errorf("%s: ParseCommit error = %v, want ErrMalformed", tt.name, err)
 		}
+	}
+	// Hex digits of either case, as plumbing.IsHash takes them.
+	upper := "ABCDEF0123456789abcdef0123456789ABCDEF01"
+	c, err := gitobj.ParseCommit([]byte("tree " + upper + "\nparent " + upper + "\n\nm"))
+	if err != nil || c.TreeHash != plumbing.NewHash(upper) || len(c.ParentHashes) != 1 || c.ParentHashes[0] != plumbing.NewHash(upper) {
+		t.Errorf("ParseCommit of upper-case ids = %+v, %v", c, err)
 	}
 }
 
