@@ -3,6 +3,8 @@ package chain
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -28,25 +30,36 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 		return nil, nil, plumbing.ZeroHash, errWalkBatch
 	}
 	rest, _ := r.Store.RawReader()
-	// Two goroutines share the work, as git and this process shared it:
-	// one follows the first parents, reading each commit, its tree and
-	// its node (which says where the chain starts); the other reads the
-	// nodes/ tree, the output and the body of the entries it is handed.
+	// The work is shared as git and this process shared it: one
+	// goroutine follows the first parents, reading each commit and its
+	// tree; walkWorkers others read the node, the nodes/ tree, the output
+	// and the body of the commits it hands them, and decode the node, each
+	// commit where its place in the chain says. The first stops at a
+	// commit whose node is its tree's start node (the start commit); the
+	// entries are then checked in order: the walk ends at the first start
+	// entry, and fails if any entry before it failed, or if it is not
+	// where the first goroutine stopped (a hand-made history).
 	type job struct {
-		e    *Entry
+		i    int
+		e    *Entry // Commit, Parent, Tree and Time set
 		root rootNames
 	}
 	jobs := make(chan job, 2*walkChunk)
 	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
 	var (
-		next   plumbing.Hash
-		walkOK bool
+		next    plumbing.Hash
+		walkOK  bool // the first goroutine reached a stop
+		atStart bool // … the start commit
+		listed  []*Entry
+		roots   []rootNames
 	)
 	go func() {
 		defer close(jobs)
 		w := localWalk{rd: heads}
-		for c, n := from, 0; !c.IsZero(); n++ {
-			if n%walkChunk == 0 && ctx.Err() != nil {
+		for c := from; !c.IsZero(); {
+			if len(listed)%walkChunk == 0 && ctx.Err() != nil {
 				return
 			}
 			if c != from && cached(c) {
@@ -63,50 +76,94 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 				next, walkOK = c, true
 				return
 			}
-			e, root, ok := r.localEntry(&w, c, commit)
-			if !ok {
+			var found [4]plumbing.Hash
+			if !w.tree(commit.TreeHash, rootTreeNames, found[:]) {
 				return
 			}
+			root := rootNames{node: found[0], nodes: found[1], workflow: found[2], start: found[3]}
+			e := &Entry{Commit: c, Tree: commit.TreeHash, Time: commit.Committer.When}
+			if len(commit.ParentHashes) > 0 {
+				e.Parent = commit.ParentHashes[0]
+			}
+			listed, roots = append(listed, e), append(roots, root)
 			select {
-			case jobs <- job{e, root}:
+			case jobs <- job{len(listed) - 1, e, root}:
 			case <-stop:
 				return
 			}
-			if e.Kind == KindStart {
-				walkOK = true
+			if root.node == root.start {
+				walkOK, atStart = true, true
 				return
 			}
 			c = e.Parent
 		}
 		// The root commit is not a start entry: let the walk report it.
 	}()
-	entries := make([]*Entry, 0, walkChunk)
-	recs := make([]entryRecord, 0, walkChunk)
-	w := localWalk{rd: rest}
-	recsOK := true
-	for j := range jobs {
-		if !recsOK {
-			continue // until the other goroutine sees stop
-		}
-		rec, ok := r.localRecord(&w, j.e, j.root)
-		if !ok {
-			recsOK = false
-			close(stop)
-			continue
-		}
-		entries, recs = append(entries, j.e), append(recs, rec)
+	// Each worker's results, by place in the chain.
+	type result struct {
+		rec entryRecord
+		ok  bool
 	}
-	if recsOK {
-		close(stop)
+	var (
+		mu      sync.Mutex
+		results = map[int]result{}
+		last    = math.MaxInt // the first failed or start entry so far
+		wg      sync.WaitGroup
+	)
+	for k := range walkWorkers {
+		rd := rest
+		if k > 0 {
+			rd, _ = r.Store.RawReader()
+		}
+		wg.Go(func() {
+			w := localWalk{rd: rd}
+			for j := range jobs {
+				mu.Lock()
+				past := j.i > last
+				mu.Unlock()
+				if past {
+					continue // until the first goroutine sees stop
+				}
+				rec, ok := r.localRecord(&w, j.e, j.root)
+				mu.Lock()
+				results[j.i] = result{rec, ok}
+				if !ok || j.e.Kind == KindStart {
+					// Nothing past it is used.
+					last = min(last, j.i)
+					halt()
+				}
+				mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
+	halt()
 	if err := ctx.Err(); err != nil {
 		return nil, nil, plumbing.ZeroHash, err
 	}
-	if !walkOK || !recsOK || len(entries) == 0 {
+	entries := make([]*Entry, 0, len(listed))
+	recs := make([]entryRecord, 0, len(listed))
+	for i, e := range listed {
+		res, ok := results[i]
+		if !ok || !res.ok {
+			return nil, nil, plumbing.ZeroHash, errWalkBatch
+		}
+		entries, recs = append(entries, e), append(recs, res.rec)
+		if e.Kind == KindStart {
+			return entries, recs, plumbing.ZeroHash, nil
+		}
+	}
+	if !walkOK || atStart || len(entries) == 0 {
+		// A read that failed, or a start commit whose node is no start
+		// entry: let the walk report it.
 		return nil, nil, plumbing.ZeroHash, errWalkBatch
 	}
 	return entries, recs, next, nil
 }
+
+// walkWorkers is how many goroutines of walkLocal read the nodes, outputs
+// and bodies: together about twice the work of following the parents.
+const walkWorkers = 2
 
 // hasThreadTrailer reports whether a commit message has a line starting
 // with "Uwf-Thread: ", as every thread commit's has (the test walkBatch
@@ -137,44 +194,24 @@ type rootNames struct {
 // rootTreeNames are the names of rootNames, in order.
 var rootTreeNames = []string{"node", "nodes", "workflow", "start"}
 
-// localEntry reads the entry of thread commit c, and the entries of its
-// tree that its record needs.
-func (r *Repo) localEntry(w *localWalk, c plumbing.Hash, commit *gitobj.Commit) (*Entry, rootNames, bool) {
-	var found [4]plumbing.Hash
-	if !w.tree(commit.TreeHash, rootTreeNames, found[:]) {
-		return nil, rootNames{}, false
+// localRecord reads and decodes the node of entry e, whose commit fields
+// are set, and reads what its record keeps besides the entry (its step's
+// output and body), and sets them on e.
+func (r *Repo) localRecord(w *localWalk, e *Entry, root rootNames) (entryRecord, bool) {
+	if root.node.IsZero() {
+		return entryRecord{}, false
 	}
-	root := rootNames{node: found[0], nodes: found[1], workflow: found[2], start: found[3]}
-	nodeOID := root.node
-	if nodeOID.IsZero() {
-		return nil, rootNames{}, false
-	}
-	data, ok := w.read(nodeOID, plumbing.BlobObject)
+	data, ok := w.read(root.node, plumbing.BlobObject)
 	if !ok {
-		return nil, rootNames{}, false
+		return entryRecord{}, false
 	}
 	n, err := objects.DecodeNode(data)
 	if err != nil {
-		return nil, rootNames{}, false
+		return entryRecord{}, false
 	}
-	n.OID = nodeOID
-	e := &Entry{Commit: c, Tree: commit.TreeHash, Time: commit.Committer.When, Node: n}
-	if len(commit.ParentHashes) > 0 {
-		e.Parent = commit.ParentHashes[0]
-	}
-	// The kind says where the chain starts; the node itself is decoded by
-	// the other goroutine (localRecord).
-	if err := r.setKind(e); err != nil {
-		return nil, rootNames{}, false
-	}
-	return e, root, true
-}
-
-// localRecord decodes the node of entry e, whose kind is set, and reads
-// what its record keeps besides the entry (its step's output and body),
-// and sets them on e.
-func (r *Repo) localRecord(w *localWalk, e *Entry, root rootNames) (entryRecord, bool) {
-	if err := decodePayload(e); err != nil {
+	n.OID = root.node
+	e.Node = n
+	if err := r.decodeNode(e); err != nil {
 		return entryRecord{}, false
 	}
 	var output, body json.RawMessage
