@@ -3,6 +3,7 @@ package chain_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -127,5 +128,78 @@ func TestWalkLocalDamaged(t *testing.T) {
 				t.Fatalf("the walk read %v through a damaged object", got)
 			}
 		})
+	}
+}
+
+// TestWalkLocalStartSooner: a start commit whose tree names another start
+// node (a hand-made history) does not stop the goroutine that follows the
+// parents, which goes on into the thread below; the walk still ends at
+// the start entry, with what the walk one commit at a time gives.
+func TestWalkLocalStartSooner(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	under, err := r.StartThread(ctx, info, "the thread below", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		chaintest.Step(t, r, under.ID, "developer", map[string]any{"$status": "review_needed", "summary": "below"}, "b")
+	}
+	th, err := r.StartThread(ctx, info, "the thread on top", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "top"}, "body")
+	}
+	// Copy the thread on top onto the head of the thread below, its start
+	// commit's tree naming the start node of the thread below.
+	parent := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", under.ID.Ref()))
+	otherStart := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", under.ID.Ref()+":start"))
+	commits := strings.Fields(chaintest.Git(t, dir, "rev-list", "--reverse", "--first-parent", th.ID.Ref()))
+	for i, c := range commits {
+		tree := c + "^{tree}"
+		if i == 0 {
+			var b strings.Builder
+			for _, line := range strings.Split(strings.TrimSpace(chaintest.Git(t, dir, "ls-tree", c)), "\n") {
+				if strings.HasSuffix(line, "\tstart") {
+					line = "100644 blob " + otherStart + "\tstart"
+				}
+				b.WriteString(line + "\n")
+			}
+			cmd := exec.Command("git", "mktree")
+			cmd.Dir, cmd.Env, cmd.Stdin = dir, chaintest.GitEnv(), strings.NewReader(b.String())
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("git mktree: %v", err)
+			}
+			tree = strings.TrimSpace(string(out))
+		}
+		msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", c)
+		cmd := exec.Command("git", "commit-tree", tree, "-p", parent, "-m", msg)
+		cmd.Dir, cmd.Env = dir, chaintest.GitEnv()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git commit-tree: %v", err)
+		}
+		parent = strings.TrimSpace(string(out))
+	}
+	chaintest.Git(t, dir, "update-ref", th.ID.Ref(), parent)
+
+	got, err := chain.WalkLocal(ctx, chaintest.Open(t, dir), plumbing.NewHash(parent))
+	if err != nil {
+		t.Fatalf("the walk reading the objects itself: %v", err)
+	}
+	if len(got) != 4 {
+		t.Fatalf("the walk read %d commits, want the 4 of the thread on top", len(got))
+	}
+	entriesDir := filepath.Join(dir, ".git", "uwf", "cache", "entries")
+	os.RemoveAll(entriesDir)
+	want := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, 1<<30) })
+	wantFile := sortedLines(t, entryCacheFile(t, dir))
+	os.RemoveAll(entriesDir)
+	sameView(t, walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, -1) }), want)
+	if gotFile := sortedLines(t, entryCacheFile(t, dir)); !slices.Equal(gotFile, wantFile) {
+		t.Errorf("cache file differs from the one the walk one by one wrote")
 	}
 }
