@@ -148,6 +148,7 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 		if !ok || !res.ok {
 			return nil, nil, plumbing.ZeroHash, errWalkBatch
 		}
+		r.outputElsewhere(e, &res.rec)
 		entries, recs = append(entries, e), append(recs, res.rec)
 		if e.Kind == KindStart {
 			return entries, recs, plumbing.ZeroHash, nil
@@ -229,17 +230,25 @@ func (r *Repo) localRecord(w *localWalk, e *Entry, root rootNames) (entryRecord,
 		if h := found[1]; e.Step.Body != "" && !h.IsZero() {
 			body = w.payload(h, e.Step.Body, maxCachedBody+64)
 		}
-		if output == nil {
-			// As gitRecord: the output node is elsewhere (a pinned
-			// workflow's nodes, or only in the alias index).
-			if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
-				output = n.Payload
-			}
-		}
+		// An output found nowhere here is looked for by walkLocal
+		// (outputElsewhere), on its own goroutine: NodeInCommit reads
+		// through go-git, which is not safe for concurrent use.
 	}
 	rec := recordOf(e, output, body, root.workflow, root.start)
 	e.output, e.body = rec.output, rec.body
 	return rec, true
+}
+
+// outputElsewhere sets the output of step entry e and of its record rec
+// when localRecord did not find it in the commit's nodes/: as gitRecord,
+// from a pinned workflow's nodes or the alias index.
+func (r *Repo) outputElsewhere(e *Entry, rec *entryRecord) {
+	if e.Step == nil || rec.output != nil {
+		return
+	}
+	if n, err := r.NodeInCommit(e, e.Step.Output); err == nil {
+		rec.output, e.output = n.Payload, n.Payload
+	}
 }
 
 // localWalk reads the objects of one walkLocal.

@@ -203,3 +203,66 @@ func TestWalkLocalStartSooner(t *testing.T) {
 		t.Errorf("cache file differs from the one the walk one by one wrote")
 	}
 }
+
+// TestWalkLocalOutputElsewhere: a step whose output node is not in its
+// commit's nodes/ (a hand-made tree) gets its output as the walk one
+// commit at a time finds it (the alias index), in its record too.
+func TestWalkLocalOutputElsewhere(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	th, err := r.StartThread(ctx, info, "task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "body")
+	}
+	// The head again, its nodes/ without the step's output node.
+	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
+	e, err := r.Entry(ctx, plumbing.NewHash(head))
+	if err != nil || e.Step == nil {
+		t.Fatalf("head entry: %+v, %v", e, err)
+	}
+	mktree := func(lines []string) string {
+		cmd := exec.Command("git", "mktree")
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, chaintest.GitEnv(), strings.NewReader(strings.Join(lines, "\n")+"\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git mktree: %v", err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	var nodes, root []string
+	for _, line := range strings.Split(strings.TrimSpace(chaintest.Git(t, dir, "ls-tree", head+":nodes")), "\n") {
+		if !strings.HasSuffix(line, "\t"+string(e.Step.Output)) {
+			nodes = append(nodes, line)
+		}
+	}
+	if len(nodes) == len(strings.Split(strings.TrimSpace(chaintest.Git(t, dir, "ls-tree", head+":nodes")), "\n")) {
+		t.Fatalf("no output node %s in nodes/", e.Step.Output)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(chaintest.Git(t, dir, "ls-tree", head)), "\n") {
+		if strings.HasSuffix(line, "\tnodes") {
+			line = "040000 tree " + mktree(nodes) + "\tnodes"
+		}
+		root = append(root, line)
+	}
+	msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", head)
+	cmd := exec.Command("git", "commit-tree", mktree(root), "-p", head+"^", "-m", msg)
+	cmd.Dir, cmd.Env = dir, chaintest.GitEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git commit-tree: %v", err)
+	}
+	chaintest.Git(t, dir, "update-ref", th.ID.Ref(), strings.TrimSpace(string(out)))
+
+	entriesDir := filepath.Join(dir, ".git", "uwf", "cache", "entries")
+	os.RemoveAll(entriesDir)
+	want := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, 1<<30) })
+	wantFile := sortedLines(t, entryCacheFile(t, dir))
+	os.RemoveAll(entriesDir)
+	sameView(t, walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, -1) }), want)
+	if gotFile := sortedLines(t, entryCacheFile(t, dir)); !slices.Equal(gotFile, wantFile) {
+		t.Errorf("cache file differs from the one the walk one by one wrote:\n got %q\nwant %q", gotFile, wantFile)
+	}
+}
