@@ -6,8 +6,6 @@ import (
 	"math"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -24,10 +22,10 @@ import (
 // it does not settle plainly (an object it cannot find or read, a node
 // that does not decode) gives the whole walk up with errWalkBatch, and the
 // caller reads the chain through git instead.
-func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool) ([]*Entry, []entryRecord, plumbing.Hash, error) {
+func (r *Repo) walkLocal(ctx context.Context, from gitobj.Hash, cached func(gitobj.Hash) bool) ([]*Entry, []entryRecord, gitobj.Hash, error) {
 	heads, ok := r.Store.RawReader()
 	if !ok || r.entries.batchViaGit {
-		return nil, nil, plumbing.ZeroHash, errWalkBatch
+		return nil, nil, gitobj.ZeroHash, errWalkBatch
 	}
 	rest, _ := r.Store.RawReader()
 	// The work is shared as git and this process shared it: one
@@ -49,7 +47,7 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 	var (
-		next    plumbing.Hash
+		next    gitobj.Hash
 		walkOK  bool // the first goroutine reached a stop
 		atStart bool // … the start commit
 		listed  []*Entry
@@ -76,7 +74,7 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 				next, walkOK = c, true
 				return
 			}
-			var found [4]plumbing.Hash
+			var found [4]gitobj.Hash
 			if !w.tree(commit.TreeHash, rootTreeNames, found[:]) {
 				return
 			}
@@ -139,25 +137,25 @@ func (r *Repo) walkLocal(ctx context.Context, from plumbing.Hash, cached func(pl
 	wg.Wait()
 	halt()
 	if err := ctx.Err(); err != nil {
-		return nil, nil, plumbing.ZeroHash, err
+		return nil, nil, gitobj.ZeroHash, err
 	}
 	entries := make([]*Entry, 0, len(listed))
 	recs := make([]entryRecord, 0, len(listed))
 	for i, e := range listed {
 		res, ok := results[i]
 		if !ok || !res.ok {
-			return nil, nil, plumbing.ZeroHash, errWalkBatch
+			return nil, nil, gitobj.ZeroHash, errWalkBatch
 		}
 		r.outputElsewhere(e, &res.rec)
 		entries, recs = append(entries, e), append(recs, res.rec)
 		if e.Kind == KindStart {
-			return entries, recs, plumbing.ZeroHash, nil
+			return entries, recs, gitobj.ZeroHash, nil
 		}
 	}
 	if !walkOK || atStart || len(entries) == 0 {
 		// A read that failed, or a start commit whose node is no start
 		// entry: let the walk report it.
-		return nil, nil, plumbing.ZeroHash, errWalkBatch
+		return nil, nil, gitobj.ZeroHash, errWalkBatch
 	}
 	return entries, recs, next, nil
 }
@@ -189,7 +187,7 @@ func hasThreadTrailer(msg string) bool {
 
 // rootNames are the entries of a thread commit's tree that a walk reads.
 type rootNames struct {
-	node, nodes, workflow, start plumbing.Hash
+	node, nodes, workflow, start gitobj.Hash
 }
 
 // rootTreeNames are the names of rootNames, in order.
@@ -202,7 +200,7 @@ func (r *Repo) localRecord(w *localWalk, e *Entry, root rootNames) (entryRecord,
 	if root.node.IsZero() {
 		return entryRecord{}, false
 	}
-	data, ok := w.read(root.node, plumbing.BlobObject)
+	data, ok := w.read(root.node, gitobj.BlobObject)
 	if !ok {
 		return entryRecord{}, false
 	}
@@ -219,7 +217,7 @@ func (r *Repo) localRecord(w *localWalk, e *Entry, root rootNames) (entryRecord,
 	if e.Step != nil {
 		// The output and the body in nodes/; without the tree,
 		// NodeInCommit looks further.
-		var found [2]plumbing.Hash
+		var found [2]gitobj.Hash
 		if !root.nodes.IsZero() {
 			w.names[0], w.names[1] = string(e.Step.Output), string(e.Step.Body)
 			w.tree(root.nodes, w.names[:], found[:])
@@ -258,7 +256,7 @@ type localWalk struct {
 }
 
 // read returns the content of object h of type want.
-func (w *localWalk) read(h plumbing.Hash, want plumbing.ObjectType) ([]byte, bool) {
+func (w *localWalk) read(h gitobj.Hash, want gitobj.ObjectType) ([]byte, bool) {
 	typ, data, err := w.rd.Read(h)
 	if err != nil || typ != want {
 		return nil, false
@@ -268,7 +266,7 @@ func (w *localWalk) read(h plumbing.Hash, want plumbing.ObjectType) ([]byte, boo
 
 // scratch is read for an object that is only parsed: its content is good
 // until the next read.
-func (w *localWalk) scratch(h plumbing.Hash, want plumbing.ObjectType) ([]byte, bool) {
+func (w *localWalk) scratch(h gitobj.Hash, want gitobj.ObjectType) ([]byte, bool) {
 	typ, data, err := w.rd.ReadScratch(h)
 	if err != nil || typ != want {
 		return nil, false
@@ -276,8 +274,8 @@ func (w *localWalk) scratch(h plumbing.Hash, want plumbing.ObjectType) ([]byte, 
 	return data, true
 }
 
-func (w *localWalk) commit(h plumbing.Hash) (*gitobj.Commit, bool) {
-	data, ok := w.scratch(h, plumbing.CommitObject)
+func (w *localWalk) commit(h gitobj.Hash) (*gitobj.Commit, bool) {
+	data, ok := w.scratch(h, gitobj.CommitObject)
 	if !ok {
 		return nil, false
 	}
@@ -291,8 +289,8 @@ func (w *localWalk) commit(h plumbing.Hash) (*gitobj.Commit, bool) {
 
 // tree finds names in tree h (scanTree), reporting false (and found
 // all zero) when h is not a tree that reads.
-func (w *localWalk) tree(h plumbing.Hash, names []string, found []plumbing.Hash) bool {
-	data, ok := w.scratch(h, plumbing.TreeObject)
+func (w *localWalk) tree(h gitobj.Hash, names []string, found []gitobj.Hash) bool {
+	data, ok := w.scratch(h, gitobj.TreeObject)
 	if !ok {
 		clear(found)
 		return false
@@ -302,8 +300,8 @@ func (w *localWalk) tree(h plumbing.Hash, names []string, found []plumbing.Hash)
 
 // payload returns the payload of node a in blob h, or nil when h is not
 // that node or (limit ≥ 0) its blob is over limit bytes.
-func (w *localWalk) payload(h plumbing.Hash, a objects.Alias, limit int) json.RawMessage {
-	data, ok := w.read(h, plumbing.BlobObject)
+func (w *localWalk) payload(h gitobj.Hash, a objects.Alias, limit int) json.RawMessage {
+	data, ok := w.read(h, gitobj.BlobObject)
 	if !ok || (limit >= 0 && len(data) > limit) {
 		return nil
 	}

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // TestWalkLocal: a cold chain walk that reads the objects itself, from
@@ -67,7 +66,7 @@ func TestWalkLocal(t *testing.T) {
 			tt.setup(t)
 			head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
 			want := strings.Fields(chaintest.Git(t, dir, "rev-list", "--reverse", "--first-parent", head))
-			got, err := chain.WalkLocal(ctx, chaintest.Open(t, dir), plumbing.NewHash(head))
+			got, err := chain.WalkLocal(ctx, chaintest.Open(t, dir), gitobj.NewHash(head))
 			if err != nil {
 				t.Fatalf("the walk reading the objects itself: %v", err)
 			}
@@ -124,7 +123,7 @@ func TestWalkLocalDamaged(t *testing.T) {
 			if err := os.WriteFile(path, saved[:len(saved)/2], 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if got, err := chain.WalkLocal(ctx, chaintest.Open(t, dir), plumbing.NewHash(head)); err == nil {
+			if got, err := chain.WalkLocal(ctx, chaintest.Open(t, dir), gitobj.NewHash(head)); err == nil {
 				t.Fatalf("the walk read %v through a damaged object", got)
 			}
 		})
@@ -186,7 +185,7 @@ func TestWalkLocalStartSooner(t *testing.T) {
 	}
 	chaintest.Git(t, dir, "update-ref", th.ID.Ref(), parent)
 
-	got, err := chain.WalkLocal(ctx, chaintest.Open(t, dir), plumbing.NewHash(parent))
+	got, err := chain.WalkLocal(ctx, chaintest.Open(t, dir), gitobj.NewHash(parent))
 	if err != nil {
 		t.Fatalf("the walk reading the objects itself: %v", err)
 	}
@@ -219,7 +218,7 @@ func TestWalkLocalOutputElsewhere(t *testing.T) {
 	}
 	// The head again, its nodes/ without the step's output node.
 	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
-	e, err := r.Entry(ctx, plumbing.NewHash(head))
+	e, err := r.Entry(ctx, gitobj.NewHash(head))
 	if err != nil || e.Step == nil {
 		t.Fatalf("head entry: %+v, %v", e, err)
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // errTreeFormat marks a tree object scanTree cannot read.
@@ -17,7 +17,7 @@ var errTreeFormat = errors.New("malformed tree object")
 // whole object id), and fails where ParseTree fails, with found all zero:
 // a walk reads the two trees of every step, and building them (a string
 // and a slice of entries each) was a third of what a cold walk allocated.
-func scanTree(data []byte, names []string, found []plumbing.Hash) error {
+func scanTree(data []byte, names []string, found []gitobj.Hash) error {
 	clear(found)
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
@@ -27,7 +27,7 @@ func scanTree(data []byte, names []string, found []plumbing.Hash) error {
 		}
 		data = data[sp+1:]
 		nul := bytes.IndexByte(data, 0)
-		if nul <= 0 || len(data) < nul+1+len(plumbing.ZeroHash) {
+		if nul <= 0 || len(data) < nul+1+len(gitobj.ZeroHash) {
 			clear(found)
 			return errTreeFormat
 		}
@@ -37,7 +37,7 @@ func scanTree(data []byte, names []string, found []plumbing.Hash) error {
 				copy(found[i][:], data[nul+1:])
 			}
 		}
-		data = data[nul+1+len(plumbing.ZeroHash):]
+		data = data[nul+1+len(gitobj.ZeroHash):]
 	}
 	return nil
 }

@@ -3,8 +3,6 @@ package chain
 import (
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
@@ -12,12 +10,12 @@ import (
 var treeNames = []string{"node", "nodes", "workflow", "start", "other"}
 
 // parsedLookup is what scanTree must give: ParseTree, then topEntry.
-func parsedLookup(data []byte) ([]plumbing.Hash, error) {
+func parsedLookup(data []byte) ([]gitobj.Hash, error) {
 	t, err := gitobj.ParseTree(data)
 	if err != nil {
-		return make([]plumbing.Hash, len(treeNames)), err
+		return make([]gitobj.Hash, len(treeNames)), err
 	}
-	out := make([]plumbing.Hash, len(treeNames))
+	out := make([]gitobj.Hash, len(treeNames))
 	for i, n := range treeNames {
 		out[i] = topEntry(t, n)
 	}
@@ -29,7 +27,7 @@ func treeBytes(entries ...string) []byte {
 	for i, e := range entries {
 		b = append(b, e...)
 		b = append(b, 0)
-		var h plumbing.Hash
+		var h gitobj.Hash
 		h[0], h[19] = byte(i+1), 0xee
 		b = append(b, h[:]...)
 	}
@@ -61,7 +59,7 @@ func TestScanTree(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			found := make([]plumbing.Hash, len(treeNames))
+			found := make([]gitobj.Hash, len(treeNames))
 			found[0][0] = 0x42 // cleared by the scan
 			err := scanTree(tt.data, treeNames, found)
 			if (err == nil) != tt.ok {
@@ -88,7 +86,7 @@ func FuzzScanTree(f *testing.F) {
 	f.Add([]byte("100644 node\x00short"))
 	f.Add([]byte("37777777777 x\x00" + string(make([]byte, 20))))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		found := make([]plumbing.Hash, len(treeNames))
+		found := make([]gitobj.Hash, len(treeNames))
 		err := scanTree(data, treeNames, found)
 		want, werr := parsedLookup(data)
 		if (err == nil) != (werr == nil) {

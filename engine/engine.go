@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/config"
@@ -133,7 +131,7 @@ type StepFailedError struct {
 	Agent   string
 	Phase   string
 	Err     error
-	Attempt plumbing.Hash
+	Attempt gitobj.Hash
 }
 
 func (e *StepFailedError) Error() string {

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
 )
@@ -71,7 +69,7 @@ const killPoll = 100 * time.Millisecond
 type CancelledError struct {
 	Thread chain.ThreadID
 	Reason string
-	Commit plumbing.Hash
+	Commit gitobj.Hash
 }
 
 func (e *CancelledError) Error() string {

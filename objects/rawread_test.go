@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // rawReader returns a RawReader of gitDir, as Store.RawReader makes it.
@@ -27,7 +25,7 @@ func rawReader(t *testing.T, gitDir string) *RawReader {
 // a repository of loose objects, twice (the second time partly from the
 // reader's cache of delta bases), and compares each with go-git's read.
 func TestRawReaderMatchesGoGit(t *testing.T) {
-	loose := func(t *testing.T) (string, []plumbing.Hash) {
+	loose := func(t *testing.T) (string, []gitobj.Hash) {
 		dir, gitDir := newGitRepo(t)
 		for c := range 5 {
 			if err := os.WriteFile(filepath.Join(dir, "f"), []byte(strings.Repeat(fmt.Sprintf("%d\n", c), 50)), 0o644); err != nil {
@@ -40,18 +38,18 @@ func TestRawReaderMatchesGoGit(t *testing.T) {
 		if n, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack")); len(n) != 0 {
 			t.Fatalf("packs in a repository of loose objects: %v", n)
 		}
-		var oids []plumbing.Hash
+		var oids []gitobj.Hash
 		for _, line := range strings.Split(git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"), "\n") {
-			oids = append(oids, plumbing.NewHash(line))
+			oids = append(oids, gitobj.NewHash(line))
 		}
 		return gitDir, oids
 	}
 	tests := []struct {
 		name  string
-		setup func(t *testing.T) (string, []plumbing.Hash)
+		setup func(t *testing.T) (string, []gitobj.Hash)
 	}{
-		{"offset deltas", func(t *testing.T) (string, []plumbing.Hash) { return historyRepo(t) }},
-		{"deltas naming their base by id", func(t *testing.T) (string, []plumbing.Hash) {
+		{"offset deltas", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }},
+		{"deltas naming their base by id", func(t *testing.T) (string, []gitobj.Hash) {
 			return historyRepo(t, "-c", "repack.useDeltaBaseOffset=false")
 		}},
 		{"loose objects", loose},
@@ -60,7 +58,7 @@ func TestRawReaderMatchesGoGit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			gitDir, oids := tt.setup(t)
 			r := rawReader(t, gitDir)
-			types := map[plumbing.ObjectType]int{}
+			types := map[gitobj.ObjectType]int{}
 			for round := range 2 {
 				for _, h := range oids {
 					typ, data, err := r.Read(h)
@@ -74,13 +72,13 @@ func TestRawReaderMatchesGoGit(t *testing.T) {
 					types[typ]++
 				}
 			}
-			for _, typ := range []plumbing.ObjectType{plumbing.BlobObject, plumbing.TreeObject, plumbing.CommitObject, plumbing.TagObject} {
+			for _, typ := range []gitobj.ObjectType{gitobj.BlobObject, gitobj.TreeObject, gitobj.CommitObject, gitobj.TagObject} {
 				if types[typ] == 0 {
 					t.Errorf("no %s read", typ)
 				}
 			}
-			missing := plumbing.ComputeHash(plumbing.BlobObject, []byte("not stored"))
-			if _, _, err := r.Read(missing); !errors.Is(err, plumbing.ErrObjectNotFound) {
+			missing := gitobj.ComputeHash(gitobj.BlobObject, []byte("not stored"))
+			if _, _, err := r.Read(missing); !errors.Is(err, gitobj.ErrObjectNotFound) {
 				t.Fatalf("Read(missing) error = %v; want ErrObjectNotFound", err)
 			}
 		})
@@ -115,7 +113,7 @@ func TestRawReaderLimit(t *testing.T) {
 		t.Fatal("no object over the limit")
 	}
 	dir, gitDir := newGitRepo(t)
-	h := plumbing.NewHash(gitStdin(t, dir, strings.Repeat("x", 100), "hash-object", "-w", "--stdin"))
+	h := gitobj.NewHash(gitStdin(t, dir, strings.Repeat("x", 100), "hash-object", "-w", "--stdin"))
 	r = rawReader(t, gitDir)
 	r.limit = 64
 	if _, _, err := r.Read(h); !errors.Is(err, errTooLarge) {
@@ -144,7 +142,7 @@ func TestRawReaderDamagedPack(t *testing.T) {
 		{"content", func(b []byte) { b[off+4] ^= 0x01 }},
 		{"size", func(b []byte) { b[off]++ }},
 		{"type", func(b []byte) { b[off] = b[off]&0x8f | 5<<4 }},
-		{"offset delta pointing before the pack", func(b []byte) { b[off] = b[off]&0x8f | byte(plumbing.OFSDeltaObject)<<4; b[off+1] = 0x7f }},
+		{"offset delta pointing before the pack", func(b []byte) { b[off] = b[off]&0x8f | byte(gitobj.OFSDeltaObject)<<4; b[off+1] = 0x7f }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +159,7 @@ func TestRawReaderDamagedPack(t *testing.T) {
 			if err == nil {
 				t.Fatalf("damaged pack read as %s %q", typ, got)
 			}
-			if errors.Is(err, plumbing.ErrObjectNotFound) {
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
 				t.Fatalf("damaged pack: %v; want an error other than not found", err)
 			}
 		})
@@ -187,7 +185,7 @@ func zlibBytes(t testing.TB, b []byte) []byte {
 // than not found.
 func TestRawReaderDamagedLoose(t *testing.T) {
 	content := []byte("the content\n")
-	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	h := gitobj.ComputeHash(gitobj.BlobObject, content)
 	tests := []struct {
 		name string
 		file []byte
@@ -222,7 +220,7 @@ func TestRawReaderDamagedLoose(t *testing.T) {
 			if err == nil {
 				t.Fatalf("read as %s %q", typ, got)
 			}
-			if errors.Is(err, plumbing.ErrObjectNotFound) {
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
 				t.Fatalf("%v; want an error other than not found", err)
 			}
 		})
@@ -238,7 +236,7 @@ func TestRawReaderDamagedLoose(t *testing.T) {
 		t.Fatal(err)
 	}
 	typ, got, err := rawReader(t, gitDir).Read(h)
-	if err != nil || typ != plumbing.BlobObject || !bytes.Equal(got, content) {
+	if err != nil || typ != gitobj.BlobObject || !bytes.Equal(got, content) {
 		t.Fatalf("Read = %s %q, %v; want blob %q", typ, got, err, content)
 	}
 }
@@ -266,7 +264,7 @@ func FuzzParseLoose(f *testing.F) {
 			t.Fatalf("parseLoose(%q) = %s %q", inflated, typ, data)
 		}
 		switch typ {
-		case plumbing.BlobObject, plumbing.TreeObject, plumbing.CommitObject, plumbing.TagObject:
+		case gitobj.BlobObject, gitobj.TreeObject, gitobj.CommitObject, gitobj.TagObject:
 		default:
 			t.Fatalf("parseLoose(%q): type %s", b, typ)
 		}
