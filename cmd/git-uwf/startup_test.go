@@ -163,3 +163,31 @@ func makefileTags(t *testing.T) string {
 	}
 	return tags
 }
+
+// TestSupervisorProgramLinks: git-uwf-agent-supervisor, which starts beside
+// every agent git-uwf spawns, links the standard library and package
+// agentkit/supervisor only, so that it starts in about the time of any
+// process (docs/architecture.md, "Why a second binary").
+func TestSupervisorProgramLinks(t *testing.T) {
+	const (
+		program    = "github.com/git-uwf/git-uwf/cmd/git-uwf-agent-supervisor"
+		supervisor = "github.com/git-uwf/git-uwf/agentkit/supervisor"
+	)
+	out, err := exec.Command("go", "list", "-tags", makefileTags(t), "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "../git-uwf-agent-supervisor").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, standard, _ := strings.Cut(l, " ")
+		seen[pkg] = true
+		if standard != "true" && pkg != program && pkg != supervisor {
+			t.Errorf("git-uwf-agent-supervisor links %s: it may link the standard library and %s only", pkg, supervisor)
+		}
+	}
+	for _, pkg := range []string{program, supervisor, "os/exec"} {
+		if !seen[pkg] {
+			t.Fatalf("go list -deps of the supervisor's program does not list %s:\n%s", pkg, out)
+		}
+	}
+}

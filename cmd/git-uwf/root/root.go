@@ -33,9 +33,10 @@ func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
 	f := cmdutil.NewFactory(iostreams.System())
-	// main calls agentkit.SuperviseIfAsked, so this binary can supervise
-	// the agents it spawns.
-	f.Supervisor = os.Executable
+	// git-uwf-agent-supervisor supervises the agents git-uwf spawns; main
+	// imports agentkit/supervisor/early, so that this binary can do the
+	// same where that program is not installed.
+	f.Supervisor = func() (string, error) { return supervisor(os.Executable) }
 	return Run(ctx, f, os.Args)
 }
 
