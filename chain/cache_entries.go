@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/gofrs/flock"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
@@ -537,7 +536,7 @@ func (r *Repo) gitRecord(e *Entry, root *gitobj.Tree) entryRecord {
 // reads it when it is shown). It reads the blob directly: teaching the
 // alias index one node at a time costs a locked append each, which a cold
 // walk of a long thread would pay per step.
-func bodyPayload(s storer.EncodedObjectStorer, oid plumbing.Hash, a objects.Alias) json.RawMessage {
+func bodyPayload(s gitobj.Storer, oid plumbing.Hash, a objects.Alias) json.RawMessage {
 	if oid.IsZero() {
 		return nil
 	}

@@ -202,7 +202,12 @@ func (r *Repo) commitTime(id identity) time.Time {
 	return r.now()
 }
 
-// resolveRef reads a ref's current value; zero hash when absent.
+// ResolveRef reads a ref's current value; zero hash when absent.
+func (r *Repo) ResolveRef(name string) (plumbing.Hash, error) { return r.resolveRef(name) }
+
+// resolveRef reads a ref's current value; zero hash when absent. The ref
+// files are read in-process when they can be (cache_refs.go), and through
+// `git for-each-ref` otherwise.
 func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
 	if h, found, ok := r.refs.lookup(name); ok {
 		if !found {
@@ -210,17 +215,24 @@ func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
 		}
 		return h, nil
 	}
-	ref, err := r.Store.Storer().Reference(plumbing.ReferenceName(name))
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return plumbing.ZeroHash, nil
-	}
+	out, err := r.Git.Output(context.Background(), "for-each-ref", "--format=%(refname) %(objectname) %(symref)", name)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
-	if ref.Type() != plumbing.HashReference {
-		return plumbing.ZeroHash, fmt.Errorf("ref %s is symbolic", name)
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != name {
+			continue // a ref below name, which the pattern matches too
+		}
+		if len(f) > 2 {
+			return plumbing.ZeroHash, fmt.Errorf("ref %s is symbolic", name)
+		}
+		if !plumbing.IsHash(f[1]) {
+			return plumbing.ZeroHash, fmt.Errorf("read ref %s: not a SHA-1 object id: %q", name, f[1])
+		}
+		return plumbing.NewHash(f[1]), nil
 	}
-	return ref.Hash(), nil
+	return plumbing.ZeroHash, nil
 }
 
 // casRef moves name from old to new through git update-ref --stdin.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
@@ -42,7 +41,7 @@ func (t *treeBuilder) blob(path string, oid plumbing.Hash) {
 func (t *treeBuilder) subtree(name string, oid plumbing.Hash) { t.trees[name] = oid }
 
 // write stores the tree (and its new subtrees) and returns its oid.
-func (t *treeBuilder) write(s storer.EncodedObjectStorer) (plumbing.Hash, error) {
+func (t *treeBuilder) write(s gitobj.Storer) (plumbing.Hash, error) {
 	var entries []gitobj.TreeEntry
 	for name, oid := range t.blobs {
 		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: filemode.Regular, Hash: oid})
@@ -72,7 +71,7 @@ func (t *treeBuilder) write(s storer.EncodedObjectStorer) (plumbing.Hash, error)
 }
 
 // writeBlob stores raw bytes as a blob (used for the human-readable files).
-func writeBlob(s storer.EncodedObjectStorer, data []byte) (plumbing.Hash, error) {
+func writeBlob(s gitobj.Storer, data []byte) (plumbing.Hash, error) {
 	obj := s.NewEncodedObject()
 	obj.SetType(plumbing.BlobObject)
 	obj.SetSize(int64(len(data)))
@@ -149,7 +148,7 @@ func (t *treeBuilder) nodes(dir string, set nodeSet) {
 }
 
 // treeEntry finds a path in a tree; zero hash when absent.
-func treeEntry(s storer.EncodedObjectStorer, tree plumbing.Hash, path string) (plumbing.Hash, error) {
+func treeEntry(s gitobj.Storer, tree plumbing.Hash, path string) (plumbing.Hash, error) {
 	t, err := gitobj.GetTree(s, tree)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)

@@ -16,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
 )
 
 // git runs git in dir and returns its trimmed stdout.
@@ -203,9 +202,9 @@ func TestGitFetch(t *testing.T) {
 	}
 }
 
-func mustStorer(t testing.TB, gitDir string) storage.Storer {
+func mustStorer(t testing.TB, gitDir string) *DB {
 	t.Helper()
-	st, _, err := openStorer(gitDir)
+	st, err := OpenDB(gitDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // Reading a packed object without go-git's pack index.
@@ -104,7 +103,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 				if target, err := deltaTargetSize(deltas[i]); err != nil || target > limit {
 					return 0, nil, errors.Join(errTooLarge, err)
 				}
-				if data, err = packfile.PatchDelta(data, deltas[i]); err != nil {
+				if data, err = applyDelta(data, deltas[i]); err != nil {
 					return 0, nil, fmt.Errorf("apply delta: %w", err)
 				}
 			}

@@ -9,11 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/internal/jsonschema"
@@ -26,8 +22,8 @@ const IndexDirName = "uwf/index"
 // Store reads and writes nodes in a git object database. It is safe for
 // concurrent use.
 type Store struct {
-	mu  sync.Mutex // guards st (go-git is not thread-safe) and idx
-	st  storage.Storer
+	mu  sync.Mutex // guards idx
+	st  *DB
 	idx *index
 
 	meta    Alias              // alias of the meta-schema node
@@ -53,11 +49,11 @@ type compiled struct {
 	sch     *jsonschema.Schema
 }
 
-// Open returns a Store on s. The alias index lives in indexDir; "" keeps it
-// in memory only.
-func Open(s storage.Storer, indexDir string) *Store {
+// Open returns a Store on the object database db. The alias index lives in
+// indexDir; "" keeps it in memory only.
+func Open(db *DB, indexDir string) *Store {
 	return &Store{
-		st:      s,
+		st:      db,
 		idx:     newIndex(indexDir),
 		meta:    MetaSchemaAlias(),
 		aliasOf: AliasOf,
@@ -69,31 +65,15 @@ func Open(s storage.Storer, indexDir string) *Store {
 // common dir of a repository with worktrees) directly, without checking
 // repository extensions, and keeps the alias index in <dir>/uwf/index.
 func OpenDir(gitCommonDir string) (*Store, error) {
-	st, abs, err := openStorer(gitCommonDir)
+	db, err := OpenDB(gitCommonDir)
 	if err != nil {
 		return nil, err
 	}
-	return Open(st, filepath.Join(abs, filepath.FromSlash(IndexDirName))), nil
+	return Open(db, filepath.Join(db.GitDir(), filepath.FromSlash(IndexDirName))), nil
 }
 
-// openStorer opens the filesystem storage of a git directory.
-func openStorer(gitDir string) (storage.Storer, string, error) {
-	abs, err := filepath.Abs(gitDir)
-	if err != nil {
-		return nil, "", fmt.Errorf("open store %s: %w", gitDir, err)
-	}
-	fs := osfs.New(abs)
-	if _, err := fs.Stat("objects"); err != nil {
-		return nil, "", fmt.Errorf("open store %s: not a git directory: %w", gitDir, err)
-	}
-	c := cache.NewObjectLRUDefault()
-	st := filesystem.NewStorageWithOptions(fs, c, filesystem.Options{})
-	return newResilientStorer(st, c, filepath.Join(abs, "objects")), abs, nil
-}
-
-// Storer returns the underlying go-git storer. Callers that use it directly
-// must not do so concurrently with the Store.
-func (s *Store) Storer() storage.Storer { return s.st }
+// Storer returns the object database the store reads and writes.
+func (s *Store) Storer() *DB { return s.st }
 
 // MetaSchema writes the meta-schema node if needed and returns it.
 func (s *Store) MetaSchema() (Ref, error) {

@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
+// newMemStore returns a Store on a new repository whose alias index is
+// kept in memory only.
 func newMemStore(t testing.TB) *Store {
 	t.Helper()
-	return Open(memory.NewStorage(), "")
+	_, gitDir := newGitRepo(t)
+	return Open(mustStorer(t, gitDir), "")
 }
 
 func mustPutSchema(t testing.TB, s *Store, schema string) Alias {

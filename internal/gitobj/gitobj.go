@@ -23,7 +23,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Errors of decoding and of tree lookups.
@@ -33,6 +32,21 @@ var (
 	ErrDirectoryNotFound = errors.New("directory not found")
 	ErrUnsorted          = errors.New("tree entries are not in git's order")
 )
+
+// Storer reads and writes objects by id; objects.DB is one.
+type Storer interface {
+	// EncodedObject reads an object of type t (plumbing.AnyObject: of
+	// any type); a missing object, or one of another type, is
+	// plumbing.ErrObjectNotFound.
+	EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error)
+	// HasEncodedObject returns nil when h is stored and
+	// plumbing.ErrObjectNotFound when it is not.
+	HasEncodedObject(h plumbing.Hash) error
+	// NewEncodedObject returns an empty object for SetEncodedObject.
+	NewEncodedObject() plumbing.EncodedObject
+	// SetEncodedObject stores an object and returns its id.
+	SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error)
+}
 
 // read returns the content of an object of the wanted type.
 func read(o plumbing.EncodedObject, want plumbing.ObjectType) ([]byte, error) {
@@ -135,7 +149,7 @@ type Commit struct {
 
 // GetCommit reads a commit from s; a missing object is
 // plumbing.ErrObjectNotFound.
-func GetCommit(s storer.EncodedObjectStorer, h plumbing.Hash) (*Commit, error) {
+func GetCommit(s Storer, h plumbing.Hash) (*Commit, error) {
 	o, err := s.EncodedObject(plumbing.CommitObject, h)
 	if err != nil {
 		return nil, err
@@ -290,7 +304,7 @@ type Tree struct {
 
 // GetTree reads a tree from s; a missing object is
 // plumbing.ErrObjectNotFound.
-func GetTree(s storer.EncodedObjectStorer, h plumbing.Hash) (*Tree, error) {
+func GetTree(s Storer, h plumbing.Hash) (*Tree, error) {
 	o, err := s.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, err
@@ -429,7 +443,7 @@ func (t *Tree) Entry(name string) (TreeEntry, bool) {
 // FindEntry looks up a slash-separated path below t, reading the subtrees
 // on the way from s. A missing last component is ErrEntryNotFound, a
 // missing or non-directory one before it ErrDirectoryNotFound.
-func FindEntry(s storer.EncodedObjectStorer, t *Tree, path string) (TreeEntry, error) {
+func FindEntry(s Storer, t *Tree, path string) (TreeEntry, error) {
 	parts := strings.Split(path, "/")
 	for _, dir := range parts[:len(parts)-1] {
 		e, ok := t.Entry(dir)
@@ -450,7 +464,7 @@ func FindEntry(s storer.EncodedObjectStorer, t *Tree, path string) (TreeEntry, e
 
 // Subtree reads the tree at a slash-separated path below t;
 // ErrDirectoryNotFound when there is none.
-func Subtree(s storer.EncodedObjectStorer, t *Tree, path string) (*Tree, error) {
+func Subtree(s Storer, t *Tree, path string) (*Tree, error) {
 	e, err := FindEntry(s, t, path)
 	if err != nil {
 		if errors.Is(err, ErrEntryNotFound) {
