@@ -15,8 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
@@ -64,24 +63,24 @@ func (db *DB) GitDir() string { return db.gitDir }
 
 // NewEncodedObject returns an empty object to fill and pass to
 // SetEncodedObject.
-func (db *DB) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
+func (db *DB) NewEncodedObject() gitobj.EncodedObject { return &gitobj.MemoryObject{} }
 
-// EncodedObject reads the object h of type t (plumbing.AnyObject: any
+// EncodedObject reads the object h of type t (gitobj.AnyObject: any
 // type). A missing object, or one of another type, is
-// plumbing.ErrObjectNotFound.
-func (db *DB) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+// gitobj.ErrObjectNotFound.
+func (db *DB) EncodedObject(t gitobj.ObjectType, h gitobj.Hash) (gitobj.EncodedObject, error) {
 	obj, err := db.read(h)
 	if err != nil {
 		return nil, err
 	}
-	if t != plumbing.AnyObject && obj.Type() != t {
-		return nil, plumbing.ErrObjectNotFound
+	if t != gitobj.AnyObject && obj.Type() != t {
+		return nil, gitobj.ErrObjectNotFound
 	}
 	return obj, nil
 }
 
 // read reads h from the cache, its loose file, the packs, or git.
-func (db *DB) read(h plumbing.Hash) (*plumbing.MemoryObject, error) {
+func (db *DB) read(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	if obj, ok := db.cache.get(h); ok {
 		return obj, nil
 	}
@@ -91,7 +90,7 @@ func (db *DB) read(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 		obj, err := db.readLoose(h)
 		if errors.Is(err, os.ErrNotExist) {
 			obj, err = db.packs.object(h)
-			if err != nil && !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
+			if err != nil && !errors.Is(err, gitobj.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
 				// An index, entry or size the pack reader does not handle.
 				obj, err = db.catFile(h)
 			}
@@ -100,7 +99,7 @@ func (db *DB) read(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 			db.cache.put(obj)
 			return obj, nil
 		}
-		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
+		if !errors.Is(err, gitobj.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 		if attempt == 3 {
@@ -117,13 +116,13 @@ func (db *DB) read(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 			return obj, nil
 		}
 	}
-	return nil, plumbing.ErrObjectNotFound
+	return nil, gitobj.ErrObjectNotFound
 }
 
 // HasEncodedObject reports whether h is stored: a cached object, a loose
 // file, or a name in a pack index. It does not list the packs again on a
 // miss.
-func (db *DB) HasEncodedObject(h plumbing.Hash) error {
+func (db *DB) HasEncodedObject(h gitobj.Hash) error {
 	if _, ok := db.cache.get(h); ok {
 		return nil
 	}
@@ -140,25 +139,25 @@ func (db *DB) HasEncodedObject(h plumbing.Hash) error {
 			return nil
 		}
 	}
-	return plumbing.ErrObjectNotFound
+	return gitobj.ErrObjectNotFound
 }
 
 // SetEncodedObject writes obj as a loose object, as git does: zlib data
 // written to a temporary file in the fan-out directory, made read-only and
 // renamed into place. An object already stored loose is not written again.
-func (db *DB) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, error) {
-	m, ok := obj.(*plumbing.MemoryObject)
+func (db *DB) SetEncodedObject(obj gitobj.EncodedObject) (gitobj.Hash, error) {
+	m, ok := obj.(*gitobj.MemoryObject)
 	if !ok {
 		r, err := obj.Reader()
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
 		data, err := io.ReadAll(r)
 		r.Close()
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
-		m = &plumbing.MemoryObject{}
+		m = &gitobj.MemoryObject{}
 		m.SetType(obj.Type())
 		m.Write(data)
 	}
@@ -176,16 +175,16 @@ func (db *DB) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, error
 		}
 		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
 	}
-	return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+	return gitobj.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
 }
 
-func (db *DB) loosePath(h plumbing.Hash) string {
+func (db *DB) loosePath(h gitobj.Hash) string {
 	hex := h.String()
 	return filepath.Join(db.objects, hex[:2], hex[2:])
 }
 
 // writeLoose writes m to path, through a temporary file beside it.
-func writeLoose(path string, m *plumbing.MemoryObject) error {
+func writeLoose(path string, m *gitobj.MemoryObject) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
@@ -222,7 +221,7 @@ func writeLoose(path string, m *plumbing.MemoryObject) error {
 }
 
 // readLoose reads h's loose file; os.ErrNotExist when there is none.
-func (db *DB) readLoose(h plumbing.Hash) (*plumbing.MemoryObject, error) {
+func (db *DB) readLoose(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	f, err := os.Open(db.loosePath(h))
 	if err != nil {
 		return nil, err
@@ -236,7 +235,7 @@ func (db *DB) readLoose(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 }
 
 // decodeLoose inflates a loose object: "<type> <size>\x00" and the content.
-func decodeLoose(r io.Reader) (*plumbing.MemoryObject, error) {
+func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
 	zr, err := zlib.NewReader(r)
 	if err != nil {
 		return nil, err
@@ -248,7 +247,7 @@ func decodeLoose(r io.Reader) (*plumbing.MemoryObject, error) {
 		return nil, errors.New("malformed header")
 	}
 	name, sizeText, ok := strings.Cut(strings.TrimSuffix(head, "\x00"), " ")
-	typ, terr := plumbing.ParseObjectType(name)
+	typ, terr := gitobj.ParseObjectType(name)
 	size, serr := strconv.ParseInt(sizeText, 10, 64)
 	if !ok || terr != nil || serr != nil || size < 0 || !isBaseType(typ) {
 		return nil, fmt.Errorf("malformed header %q", strings.TrimSuffix(head, "\x00"))
@@ -260,15 +259,15 @@ func decodeLoose(r io.Reader) (*plumbing.MemoryObject, error) {
 	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
 		return nil, errors.New("longer than its header says")
 	}
-	obj := &plumbing.MemoryObject{}
+	obj := &gitobj.MemoryObject{}
 	obj.SetType(typ)
 	obj.Write(data)
 	return obj, nil
 }
 
-func isBaseType(t plumbing.ObjectType) bool {
+func isBaseType(t gitobj.ObjectType) bool {
 	switch t {
-	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+	case gitobj.CommitObject, gitobj.TreeObject, gitobj.BlobObject, gitobj.TagObject:
 		return true
 	}
 	return false
@@ -276,7 +275,7 @@ func isBaseType(t plumbing.ObjectType) bool {
 
 // catFile reads h through `git cat-file --batch`, for what the in-process
 // readers do not handle.
-func (db *DB) catFile(h plumbing.Hash) (*plumbing.MemoryObject, error) {
+func (db *DB) catFile(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	run, err := gitrepo.NewRunner(db.gitDir, []string{"GIT_DIR=" + db.gitDir})
 	if err != nil {
 		return nil, err
@@ -288,17 +287,17 @@ func (db *DB) catFile(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 	head, data, ok := bytes.Cut(out, []byte{'\n'})
 	f := strings.Fields(string(head))
 	if ok && len(f) == 2 && f[1] == "missing" {
-		return nil, plumbing.ErrObjectNotFound
+		return nil, gitobj.ErrObjectNotFound
 	}
 	if !ok || len(f) != 3 {
 		return nil, fmt.Errorf("read object %s: git cat-file answered %q", h, head)
 	}
-	typ, err := plumbing.ParseObjectType(f[1])
+	typ, err := gitobj.ParseObjectType(f[1])
 	size, serr := strconv.Atoi(f[2])
 	if err != nil || serr != nil || size+1 != len(data) || !isBaseType(typ) {
 		return nil, fmt.Errorf("read object %s: git cat-file answered %q", h, head)
 	}
-	obj := &plumbing.MemoryObject{}
+	obj := &gitobj.MemoryObject{}
 	obj.SetType(typ)
 	obj.Write(data[:size])
 	return obj, nil
@@ -314,22 +313,22 @@ type objectCache struct {
 
 	mu    sync.Mutex
 	size  int64
-	objs  map[plumbing.Hash]*plumbing.MemoryObject
-	order []plumbing.Hash // oldest first
+	objs  map[gitobj.Hash]*gitobj.MemoryObject
+	order []gitobj.Hash // oldest first
 }
 
 func newObjectCache(max int64) *objectCache {
-	return &objectCache{max: max, objs: map[plumbing.Hash]*plumbing.MemoryObject{}}
+	return &objectCache{max: max, objs: map[gitobj.Hash]*gitobj.MemoryObject{}}
 }
 
-func (c *objectCache) get(h plumbing.Hash) (*plumbing.MemoryObject, bool) {
+func (c *objectCache) get(h gitobj.Hash) (*gitobj.MemoryObject, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	obj, ok := c.objs[h]
 	return obj, ok
 }
 
-func (c *objectCache) put(obj *plumbing.MemoryObject) {
+func (c *objectCache) put(obj *gitobj.MemoryObject) {
 	if obj.Size() > c.max {
 		return
 	}

@@ -11,14 +11,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // putBlob writes data as a blob through db.
-func putBlob(t *testing.T, db *DB, data string) plumbing.Hash {
+func putBlob(t *testing.T, db *DB, data string) gitobj.Hash {
 	t.Helper()
 	obj := db.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
+	obj.SetType(gitobj.BlobObject)
 	w, err := obj.Writer()
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestDBLooseWrite(t *testing.T) {
 	contents := []string{"", "one\n", strings.Repeat("large and compressible ", 50000)}
 	for _, c := range contents {
 		h := putBlob(t, db, c)
-		if want := plumbing.ComputeHash(plumbing.BlobObject, []byte(c)); h != want {
+		if want := gitobj.ComputeHash(gitobj.BlobObject, []byte(c)); h != want {
 			t.Fatalf("SetEncodedObject = %s, want %s", h, want)
 		}
 		if got := git(t, dir, "cat-file", "-t", h.String()); got != "blob" {
@@ -60,7 +60,7 @@ func TestDBLooseWrite(t *testing.T) {
 			t.Fatalf("loose object mode %v: want read-only", fi.Mode())
 		}
 		// Read back by another DB, which has no cached copy.
-		obj, err := mustStorer(t, gitDir).EncodedObject(plumbing.BlobObject, h)
+		obj, err := mustStorer(t, gitDir).EncodedObject(gitobj.BlobObject, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestDBWritesBesideGC(t *testing.T) {
 		}
 	}()
 	var mu sync.Mutex
-	var oids []plumbing.Hash
+	var oids []gitobj.Hash
 	var writers sync.WaitGroup
 	for w := range 3 {
 		writers.Add(1)
@@ -118,7 +118,7 @@ func TestDBWritesBesideGC(t *testing.T) {
 	wg.Wait()
 	fresh := mustStorer(t, gitDir)
 	for _, h := range oids {
-		if _, err := fresh.EncodedObject(plumbing.BlobObject, h); err != nil {
+		if _, err := fresh.EncodedObject(gitobj.BlobObject, h); err != nil {
 			t.Fatalf("read %s after gc: %v", h, err)
 		}
 	}
@@ -144,7 +144,7 @@ func TestDBReadsThroughGit(t *testing.T) {
 			if err := db.HasEncodedObject(h); err != nil {
 				t.Fatalf("HasEncodedObject(%s): %v", h, err)
 			}
-			obj, err := db.EncodedObject(plumbing.BlobObject, h)
+			obj, err := db.EncodedObject(gitobj.BlobObject, h)
 			if err != nil {
 				t.Fatalf("EncodedObject(%s): %v", h, err)
 			}
@@ -152,8 +152,8 @@ func TestDBReadsThroughGit(t *testing.T) {
 				t.Fatalf("EncodedObject(%s) = %q, want %q", h, got, want)
 			}
 		}
-		missing := plumbing.ComputeHash(plumbing.BlobObject, []byte("not stored"))
-		if err := db.HasEncodedObject(missing); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		missing := gitobj.ComputeHash(gitobj.BlobObject, []byte("not stored"))
+		if err := db.HasEncodedObject(missing); !errors.Is(err, gitobj.ErrObjectNotFound) {
 			t.Fatalf("HasEncodedObject(missing) = %v", err)
 		}
 	})
@@ -165,7 +165,7 @@ func TestDBReadsThroughGit(t *testing.T) {
 		if err := os.WriteFile(alt, []byte(filepath.Join(srcGit, "objects")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		obj, err := mustStorer(t, gitDir).EncodedObject(plumbing.AnyObject, h)
+		obj, err := mustStorer(t, gitDir).EncodedObject(gitobj.AnyObject, h)
 		if err != nil {
 			t.Fatalf("EncodedObject through the alternate: %v", err)
 		}
@@ -202,11 +202,11 @@ func TestDBDamagedLoose(t *testing.T) {
 			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			obj, err := mustStorer(t, gitDir).EncodedObject(plumbing.AnyObject, h)
+			obj, err := mustStorer(t, gitDir).EncodedObject(gitobj.AnyObject, h)
 			if err == nil {
 				t.Fatalf("damaged object read as %q", objectBytes(t, obj))
 			}
-			if errors.Is(err, plumbing.ErrObjectNotFound) {
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
 				t.Fatalf("damaged object reported missing: %v", err)
 			}
 		})

@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/internal/jsonschema"
 )
@@ -150,15 +149,15 @@ func (s *Store) putSchema(blob, payload []byte) (Ref, error) {
 // write stores blob bytes (if not present) and indexes them.
 func (s *Store) write(blob []byte) (Ref, error) {
 	a := AliasOf(blob)
-	oid := plumbing.ComputeHash(plumbing.BlobObject, blob)
+	oid := gitobj.ComputeHash(gitobj.BlobObject, blob)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.st.HasEncodedObject(oid); err != nil {
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+		if !errors.Is(err, gitobj.ErrObjectNotFound) {
 			return Ref{}, fmt.Errorf("write node %s: %w", a, err)
 		}
 		obj := s.st.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
+		obj.SetType(gitobj.BlobObject)
 		obj.SetSize(int64(len(blob)))
 		w, err := obj.Writer()
 		if err != nil {
@@ -187,7 +186,7 @@ func (s *Store) write(blob []byte) (Ref, error) {
 
 // Learn records that the blob oid has alias a. The claim is verified when
 // the alias is read, so a wrong one is harmless.
-func (s *Store) Learn(a Alias, oid plumbing.Hash) error {
+func (s *Store) Learn(a Alias, oid gitobj.Hash) error {
 	if !IsAlias(string(a)) {
 		return fmt.Errorf("learn %q: not a canonical alias", a)
 	}
@@ -196,7 +195,7 @@ func (s *Store) Learn(a Alias, oid plumbing.Hash) error {
 	return s.learnLocked(a, oid)
 }
 
-func (s *Store) learnLocked(a Alias, oid plumbing.Hash) error {
+func (s *Store) learnLocked(a Alias, oid gitobj.Hash) error {
 	if err := s.idx.ensure(); err != nil {
 		return err
 	}
@@ -236,10 +235,10 @@ func (s *Store) BatchLearn() (end func()) {
 }
 
 // readBlob reads a blob's bytes; s.mu must be held.
-func (s *Store) readBlob(oid plumbing.Hash) ([]byte, error) {
-	obj, err := s.st.EncodedObject(plumbing.BlobObject, oid)
+func (s *Store) readBlob(oid gitobj.Hash) ([]byte, error) {
+	obj, err := s.st.EncodedObject(gitobj.BlobObject, oid)
 	if err != nil {
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
+		if errors.Is(err, gitobj.ErrObjectNotFound) {
 			return nil, fmt.Errorf("blob %s: %w", oid, ErrNotFound)
 		}
 		return nil, fmt.Errorf("read blob %s: %w", oid, err)
@@ -258,8 +257,8 @@ func (s *Store) readBlob(oid plumbing.Hash) ([]byte, error) {
 
 // verified returns the distinct blobs indexed under a whose bytes really
 // hash to a; s.mu must be held.
-func (s *Store) verified(a Alias) ([]plumbing.Hash, [][]byte) {
-	var oids []plumbing.Hash
+func (s *Store) verified(a Alias) ([]gitobj.Hash, [][]byte) {
+	var oids []gitobj.Hash
 	var blobs [][]byte
 	for _, oid := range s.idx.lookup(a) {
 		b, err := s.readBlob(oid)
@@ -307,7 +306,7 @@ func (s *Store) getLocked(ctx context.Context, a Alias) (Node, error) {
 }
 
 // GetOID reads the node stored in blob oid and records its alias.
-func (s *Store) GetOID(oid plumbing.Hash) (Node, error) {
+func (s *Store) GetOID(oid gitobj.Hash) (Node, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, err := s.readBlob(oid)
