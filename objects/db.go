@@ -194,7 +194,13 @@ func writeLoose(path string, m *gitobj.MemoryObject) error {
 		return err
 	}
 	tmp := f.Name()
-	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
+	zw, ok := zlibWriters.Get().(*zlib.Writer)
+	if ok {
+		zw.Reset(f)
+	} else {
+		zw, _ = zlib.NewWriterLevel(f, zlib.BestSpeed)
+	}
+	defer zlibWriters.Put(zw)
 	_, err = fmt.Fprintf(zw, "%s %d\x00", m.Type(), m.Size())
 	if err == nil {
 		var r io.ReadCloser
@@ -220,6 +226,10 @@ func writeLoose(path string, m *gitobj.MemoryObject) error {
 	return err
 }
 
+// zlibWriters keeps zlib writers between loose writes, as zlibReaders
+// keeps readers: a new one allocates its compressor's tables.
+var zlibWriters sync.Pool
+
 // readLoose reads h's loose file; os.ErrNotExist when there is none.
 func (db *DB) readLoose(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	f, err := os.Open(db.loosePath(h))
@@ -236,11 +246,22 @@ func (db *DB) readLoose(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 
 // decodeLoose inflates a loose object: "<type> <size>\x00" and the content.
 func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
-	zr, err := zlib.NewReader(r)
-	if err != nil {
-		return nil, err
+	var zr io.ReadCloser
+	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, err
+		}
+		zr = pooled
+	} else {
+		var err error
+		if zr, err = zlib.NewReader(r); err != nil {
+			return nil, err
+		}
 	}
-	defer zr.Close()
+	defer func() {
+		zr.Close()
+		zlibReaders.Put(zr)
+	}()
 	br := bufio.NewReader(zr)
 	head, err := br.ReadString(0)
 	if err != nil || len(head) > 32 {
