@@ -103,20 +103,22 @@ func (db *DB) read(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 			return nil, err
 		}
 		if attempt == 3 {
-			break
+			return nil, gitobj.ErrObjectNotFound
+		}
+		if attempt == 0 {
+			// Objects of an alternate object directory are git's to find.
+			if _, err := os.Stat(filepath.Join(db.objects, "info", "alternates")); err == nil {
+				if obj, err := db.catFile(h); err == nil {
+					db.cache.put(obj)
+					return obj, nil
+				}
+			}
 		}
 		db.packs.reset()
 		if attempt > 0 {
 			time.Sleep(time.Duration(attempt) * 15 * time.Millisecond)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(db.objects, "info", "alternates")); err == nil {
-		if obj, err := db.catFile(h); err == nil {
-			db.cache.put(obj)
-			return obj, nil
-		}
-	}
-	return nil, gitobj.ErrObjectNotFound
 }
 
 // HasEncodedObject reports whether h is stored: a cached object, a loose
