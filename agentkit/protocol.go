@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Environment variables of the agent protocol.
@@ -144,7 +144,7 @@ func ParseAdapterOutput(stdout []byte) (*AdapterOutput, error) {
 	if _, err := objects.ParseAlias(out.StepHash); err != nil {
 		return nil, fmt.Errorf("%w: stepHash %q is not a valid alias", ErrNoAdapterOutput, text.Clip(out.StepHash, 40))
 	}
-	if out.StepOID != "" && !plumbing.IsHash(out.StepOID) {
+	if out.StepOID != "" && !gitobj.IsHash(out.StepOID) {
 		return nil, fmt.Errorf("%w: stepOid %q is not an object id", ErrNoAdapterOutput, text.Clip(out.StepOID, 60))
 	}
 	return &out, nil
@@ -158,7 +158,7 @@ func (o *AdapterOutput) StepRef() (objects.Ref, error) {
 	}
 	ref := objects.Ref{Alias: a}
 	if o.StepOID != "" {
-		ref.OID = plumbing.NewHash(o.StepOID)
+		ref.OID = gitobj.NewHash(o.StepOID)
 	}
 	return ref, nil
 }

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Session is everything an agent needs to play one step.
@@ -119,10 +119,10 @@ func NewSession(ctx context.Context, repo *chain.Repo, req Request, opts Options
 	}
 	var t *chain.Thread
 	if req.Head != "" {
-		if !plumbing.IsHash(req.Head) {
+		if !gitobj.IsHash(req.Head) {
 			return nil, fmt.Errorf("%s=%q is not a commit id", EnvHead, req.Head)
 		}
-		t, err = repo.ThreadAt(ctx, id, plumbing.NewHash(req.Head))
+		t, err = repo.ThreadAt(ctx, id, gitobj.NewHash(req.Head))
 	} else {
 		t, err = repo.Thread(ctx, id)
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // noop is an in-process agent that answers at once.
@@ -373,11 +373,11 @@ func (b *bench) aliasFigure(ctx context.Context) error {
 	}
 	logf("cas reindex of %d nodes: %.0f ms", b.cfg.nodes, ms(s.d))
 	aliases := make([]objects.Alias, b.cfg.nodes)
-	m := make(map[objects.Alias]plumbing.Hash, b.cfg.nodes)
+	m := make(map[objects.Alias]gitobj.Hash, b.cfg.nodes)
 	for i := range aliases {
 		nd := node(f.text.Alias, fmt.Sprintf("node %d", i))
 		aliases[i] = nd.alias
-		m[nd.alias] = plumbing.ComputeHash(plumbing.BlobObject, nd.data)
+		m[nd.alias] = gitobj.ComputeHash(gitobj.BlobObject, nd.data)
 	}
 	common := filepath.Join(f.dir, ".git")
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -396,7 +396,7 @@ func (b *bench) aliasFigure(ctx context.Context) error {
 		}
 		return sample{d: d}, nil
 	}
-	var sink plumbing.Hash
+	var sink gitobj.Hash
 	mapLookup := func(int) (sample, error) {
 		const k = 1000
 		start := time.Now()

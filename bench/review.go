@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Shape of the review fixture: a branch of reviewThreads×reviewSteps code
@@ -55,7 +54,7 @@ func (b *bench) reviewFigure(ctx context.Context) error {
 	n := 0
 	for k := 0; k < reviewSteps; k++ {
 		for i := range ids {
-			msg := fmt.Sprintf("code: change %d of thread %d\n\nUwf-Step: %s\n", k, i, chain.StepTrailerValue(ids[i], plumbing.NewHash(heads[i][k])))
+			msg := fmt.Sprintf("code: change %d of thread %d\n\nUwf-Step: %s\n", k, i, chain.StepTrailerValue(ids[i], gitobj.NewHash(heads[i][k])))
 			im.codeCommit(n, msg)
 			n++
 			if n%reviewHandEvery == 0 {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
@@ -54,13 +52,13 @@ type AttemptNode struct {
 
 // FailedAttempt is a recorded attempt as read back.
 type FailedAttempt struct {
-	Commit plumbing.Hash
-	Head   plumbing.Hash // the thread head it was attempted on
+	Commit gitobj.Hash
+	Head   gitobj.Hash // the thread head it was attempted on
 	Time   time.Time
 	Node   AttemptNode
 	// Step is the object id of the attempt's valid but unappended
 	// StepNode (zero when it has none).
-	Step plumbing.Hash
+	Step gitobj.Hash
 }
 
 // AttemptsRef is where a thread's failed attempts are kept.
@@ -69,10 +67,10 @@ func (id ThreadID) AttemptsRef() string { return AttemptsPrefix + string(id) }
 // RecordAttempt stores a failed attempt on refs/uwf/attempts/<thread>: a
 // commit whose first parent is the thread head it was tried on and whose
 // second parent is the previous attempt.
-func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbing.Hash, error) {
+func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (gitobj.Hash, error) {
 	schema, err := r.schema("uwf.FailedAttempt")
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	a.Stdout, a.Stderr = clipEvidence(a.Stdout), clipEvidence(a.Stderr)
 	an := AttemptNode{Start: t.StartAlias, Prev: headStepAlias(t.Head), Role: a.Role, Agent: a.Agent,
@@ -80,20 +78,20 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 	if a.Stdout != "" {
 		ref, err := r.Store.PutText(a.Stdout)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
 		an.Stdout = ref.Alias
 	}
 	if a.Stderr != "" {
 		ref, err := r.Store.PutText(a.Stderr)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
 		an.Stderr = ref.Alias
 	}
 	ref, err := r.Store.Put(schema.Alias, an)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("store failed attempt: %w", err)
+		return gitobj.ZeroHash, fmt.Errorf("store failed attempt: %w", err)
 	}
 	stop := map[objects.Alias]bool{t.StartAlias: true}
 	if p := headStepAlias(t.Head); p != nil {
@@ -101,7 +99,7 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 	}
 	set := nodeSet{}
 	if err := r.collect(set, ref.Alias, stop); err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	for _, extra := range a.Nodes {
 		if err := r.collect(set, extra, stop); err != nil {
@@ -123,7 +121,7 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 	if a.Step != "" {
 		n, err := r.Store.Get(a.Step)
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("attempt step %s: %w", a.Step, err)
+			return gitobj.ZeroHash, fmt.Errorf("attempt step %s: %w", a.Step, err)
 		}
 		tb.blob("step", n.OID)
 		trailers = append(trailers, Trailer{"Uwf-Step-Node", string(a.Step)})
@@ -134,28 +132,28 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 		}
 		oid, err := writeBlob(s, []byte(content))
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
 		tb.blob(name, oid)
 	}
 	tree, err := tb.write(s)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	refName := t.ID.AttemptsRef()
 	for try := 0; try < 5; try++ {
 		prev, err := r.resolveRef(refName)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
-		parents := []plumbing.Hash{t.Head.Commit}
+		parents := []gitobj.Hash{t.Head.Commit}
 		if !prev.IsZero() {
 			parents = append(parents, prev)
 		}
 		msg := message(fmt.Sprintf("%s: failed — %s", a.Role, a.Error), excerpt(a.Stderr, 12), trailers...)
 		commit, err := r.writeCommit(ctx, tree, parents, msg)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
 		err = r.casRef(ctx, refName, prev, commit, "uwf: failed attempt")
 		if err == nil {
@@ -163,10 +161,10 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (plumbin
 		}
 		var conflict *gitrepo.RefConflictError
 		if !errors.As(err, &conflict) {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
 	}
-	return plumbing.ZeroHash, fmt.Errorf("record failed attempt on %s: too much contention", refName)
+	return gitobj.ZeroHash, fmt.Errorf("record failed attempt on %s: too much contention", refName)
 }
 
 // Attempts lists the failed attempts of a thread, newest first. With
@@ -180,7 +178,7 @@ func (r *Repo) Attempts(ctx context.Context, t *Thread, sinceHead bool) ([]Faile
 }
 
 // attemptsFrom is Attempts for a known attempts tip (zero: none).
-func (r *Repo) attemptsFrom(t *Thread, tip plumbing.Hash, sinceHead bool) ([]FailedAttempt, error) {
+func (r *Repo) attemptsFrom(t *Thread, tip gitobj.Hash, sinceHead bool) ([]FailedAttempt, error) {
 	if tip.IsZero() {
 		return nil, nil
 	}
@@ -207,7 +205,7 @@ func (r *Repo) attemptsFrom(t *Thread, tip plumbing.Hash, sinceHead bool) ([]Fai
 			break
 		}
 		out = append(out, fa)
-		c = plumbing.ZeroHash
+		c = gitobj.ZeroHash
 		if len(commit.ParentHashes) > 1 {
 			c = commit.ParentHashes[1]
 		}

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/gofrs/flock"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
@@ -64,13 +62,13 @@ func entryCacheHeader() string {
 
 // entryRecord is what the cache keeps of one thread commit.
 type entryRecord struct {
-	commit, parent, tree plumbing.Hash
+	commit, parent, tree gitobj.Hash
 	unix                 int64
 	tzOffset             int
 	node                 objects.Node
 	output               json.RawMessage // payload of a step's output node; nil otherwise
-	workflow             plumbing.Hash   // the workflow/ subtree the commit pins
-	start                plumbing.Hash   // the start node blob of the commit's tree
+	workflow             gitobj.Hash     // the workflow/ subtree the commit pins
+	start                gitobj.Hash     // the start node blob of the commit's tree
 	body                 json.RawMessage // payload of a step's body text node, when small; nil otherwise
 }
 
@@ -86,8 +84,8 @@ type entryShard struct {
 // of the thread commits it has seen as heads.
 type entryCache struct {
 	mu     sync.Mutex
-	shards map[plumbing.Hash]*entryShard
-	starts map[plumbing.Hash]plumbing.Hash
+	shards map[gitobj.Hash]*entryShard
+	starts map[gitobj.Hash]gitobj.Hash
 	// batchAfter is how many commits missing from the cache a walk reads
 	// one by one before it reads the rest through git (walk_batch.go):
 	// walkBatchAfter when 0, none when negative (tests).
@@ -117,19 +115,19 @@ func (c *entryCache) walkChunk() int {
 }
 
 // rememberStart records the start node of a thread commit.
-func (r *Repo) rememberStart(commit, start plumbing.Hash) {
+func (r *Repo) rememberStart(commit, start gitobj.Hash) {
 	c := &r.entries
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.starts == nil {
-		c.starts = map[plumbing.Hash]plumbing.Hash{}
+		c.starts = map[gitobj.Hash]gitobj.Hash{}
 	}
 	c.starts[commit] = start
 }
 
 // startOf returns the start node's blob oid of the thread whose commit is
 // head: the "start" entry that every thread commit's tree carries.
-func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) startOf(head gitobj.Hash) (gitobj.Hash, error) {
 	c := &r.entries
 	c.mu.Lock()
 	start, ok := c.starts[head]
@@ -139,14 +137,14 @@ func (r *Repo) startOf(head plumbing.Hash) (plumbing.Hash, error) {
 	}
 	commit, err := gitobj.GetCommit(r.Store.Storer(), head)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
+		return gitobj.ZeroHash, fmt.Errorf("read commit %s: %w", head, err)
 	}
 	oid, err := treeEntry(r.Store.Storer(), commit.TreeHash, "start")
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	if oid.IsZero() {
-		return plumbing.ZeroHash, fmt.Errorf("commit %s is not a git-uwf thread commit (no start node in its tree)", head)
+		return gitobj.ZeroHash, fmt.Errorf("commit %s is not a git-uwf thread commit (no start node in its tree)", head)
 	}
 	r.rememberStart(head, oid)
 	return oid, nil
@@ -157,11 +155,11 @@ func (r *Repo) entryCacheDir() string {
 }
 
 // shard returns the (lazily loaded) cache of one start node.
-func (r *Repo) shard(start plumbing.Hash) *entryShard {
+func (r *Repo) shard(start gitobj.Hash) *entryShard {
 	c := &r.entries
 	c.mu.Lock()
 	if c.shards == nil {
-		c.shards = map[plumbing.Hash]*entryShard{}
+		c.shards = map[gitobj.Hash]*entryShard{}
 	}
 	s := c.shards[start]
 	if s == nil {
@@ -178,7 +176,7 @@ func (r *Repo) shard(start plumbing.Hash) *entryShard {
 	return s
 }
 
-func (s *entryShard) get(c plumbing.Hash) (entryRecord, bool) {
+func (s *entryShard) get(c gitobj.Hash) (entryRecord, bool) {
 	if s == nil {
 		return entryRecord{}, false
 	}
@@ -197,7 +195,7 @@ func loadEntryShard(path string) (entryRecords, bool) {
 	}
 	data = data[len(entryCacheHeader()):]
 	n := bytes.Count(data, []byte{'\n'})
-	out.index = make(map[plumbing.Hash]int32, n)
+	out.index = make(map[gitobj.Hash]int32, n)
 	out.list = make([]entryRecord, 0, n)
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
@@ -215,11 +213,11 @@ func loadEntryShard(path string) (entryRecords, bool) {
 
 // entryRecords are the records of one file, in file order, by commit.
 type entryRecords struct {
-	index map[plumbing.Hash]int32
+	index map[gitobj.Hash]int32
 	list  []entryRecord
 }
 
-func (rs *entryRecords) get(c plumbing.Hash) (entryRecord, bool) {
+func (rs *entryRecords) get(c gitobj.Hash) (entryRecord, bool) {
 	i, ok := rs.index[c]
 	if !ok {
 		return entryRecord{}, false
@@ -234,7 +232,7 @@ func (rs *entryRecords) put(rec entryRecord) {
 		return
 	}
 	if rs.index == nil {
-		rs.index = map[plumbing.Hash]int32{}
+		rs.index = map[gitobj.Hash]int32{}
 	}
 	rs.index[rec.commit] = int32(len(rs.list))
 	rs.list = append(rs.list, rec)
@@ -374,13 +372,13 @@ func parseEntryRecord(line []byte) (entryRecord, bool) {
 	return rec, true
 }
 
-func parseHash(b []byte) (plumbing.Hash, bool) {
+func parseHash(b []byte) (gitobj.Hash, bool) {
 	if len(b) != 40 {
-		return plumbing.ZeroHash, false
+		return gitobj.ZeroHash, false
 	}
-	var h plumbing.Hash
+	var h gitobj.Hash
 	if _, err := hex.Decode(h[:], b); err != nil {
-		return plumbing.ZeroHash, false
+		return gitobj.ZeroHash, false
 	}
 	return h, true
 }
@@ -389,7 +387,7 @@ func parseHash(b []byte) (plumbing.Hash, bool) {
 // body are the payloads of its step's output and body nodes (nil for other
 // kinds, and for a body that is missing or too large), workflow and start
 // the workflow/ subtree and the start blob of its tree.
-func recordOf(e *Entry, output, body json.RawMessage, workflow, start plumbing.Hash) entryRecord {
+func recordOf(e *Entry, output, body json.RawMessage, workflow, start gitobj.Hash) entryRecord {
 	_, off := e.Time.Zone()
 	if len(body) > maxCachedBody {
 		body = nil
@@ -432,7 +430,7 @@ func (r *Repo) entryFromRecord(rec entryRecord, z *zones, decode bool) (*Entry, 
 // (or rewrites the file when it was missing, foreign or of an older
 // format). Failing to write the cache only costs a later walk its speed,
 // so errors are returned for tests and ignored by callers.
-func (r *Repo) appendEntries(start plumbing.Hash, s *entryShard, recs []entryRecord) error {
+func (r *Repo) appendEntries(start gitobj.Hash, s *entryShard, recs []entryRecord) error {
 	if s == nil || len(recs) == 0 {
 		return nil
 	}
@@ -537,11 +535,11 @@ func (r *Repo) gitRecord(e *Entry, root *gitobj.Tree) entryRecord {
 // reads it when it is shown). It reads the blob directly: teaching the
 // alias index one node at a time costs a locked append each, which a cold
 // walk of a long thread would pay per step.
-func bodyPayload(s storer.EncodedObjectStorer, oid plumbing.Hash, a objects.Alias) json.RawMessage {
+func bodyPayload(s gitobj.Storer, oid gitobj.Hash, a objects.Alias) json.RawMessage {
 	if oid.IsZero() {
 		return nil
 	}
-	obj, err := s.EncodedObject(plumbing.BlobObject, oid)
+	obj, err := s.EncodedObject(gitobj.BlobObject, oid)
 	if err != nil || obj.Size() > maxCachedBody+64 {
 		return nil
 	}

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func TestEntryRecordRoundTrip(t *testing.T) {
-	h := func(b byte) plumbing.Hash { return plumbing.Hash{b, 1, 2} }
+	h := func(b byte) gitobj.Hash { return gitobj.Hash{b, 1, 2} }
 	recs := []entryRecord{
 		{commit: h(1), parent: h(2), tree: h(3), unix: 1700000000, tzOffset: -3600,
 			node:   objects.Node{Alias: "0ABCDEFGHJKMN", OID: h(4), Type: "1ABCDEFGHJKMN", Payload: json.RawMessage(`{"role":"r\tx"}`)},

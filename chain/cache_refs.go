@@ -1,8 +1,7 @@
 package chain
 
 import (
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
@@ -26,20 +25,20 @@ func newRefFiles(commonDir string) *refFiles {
 
 // lookup returns the value of the ref name. ok is false when the files
 // cannot answer for certain (reftable, a damaged ref, a read error): the
-// caller then asks go-git.
-func (f *refFiles) lookup(name string) (h plumbing.Hash, found, ok bool) {
+// caller then asks git.
+func (f *refFiles) lookup(name string) (h gitobj.Hash, found, ok bool) {
 	if f == nil {
-		return plumbing.ZeroHash, false, false
+		return gitobj.ZeroHash, false, false
 	}
 	oid, ok, err := f.files.Ref(name)
 	if err != nil || !ok {
-		return plumbing.ZeroHash, false, false
+		return gitobj.ZeroHash, false, false
 	}
 	if oid == "" {
-		return plumbing.ZeroHash, false, true
+		return gitobj.ZeroHash, false, true
 	}
-	if !plumbing.IsHash(oid) { // SHA-256: go-git answers
-		return plumbing.ZeroHash, false, false
+	if !gitobj.IsHash(oid) { // SHA-256: git answers
+		return gitobj.ZeroHash, false, false
 	}
-	return plumbing.NewHash(oid), true, true
+	return gitobj.NewHash(oid), true, true
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 const (
@@ -131,7 +131,7 @@ func TestRefFilesAgreeWithGit(t *testing.T) {
 	git("update-ref", names[2], c1)
 	git("pack-refs", "--all")
 	check("packed again") // packed-refs was replaced: the cached copy must not be used
-	if h, _, _ := f.lookup(names[0]); h != plumbing.NewHash(c2) {
+	if h, _, _ := f.lookup(names[0]); h != gitobj.NewHash(c2) {
 		t.Errorf("after repacking: %s", h)
 	}
 }

@@ -11,9 +11,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Read-path cache (derived; deleting it loses nothing): each thread's
@@ -59,7 +58,7 @@ const (
 
 // cacheKey is what a cached summary was derived from.
 type cacheKey struct {
-	head, attempts plumbing.Hash
+	head, attempts gitobj.Hash
 }
 
 // hex returns the key as the cache file and the refs spell it: the head

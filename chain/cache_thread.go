@@ -10,9 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -70,7 +69,7 @@ func (r *Repo) CachedThread(ctx context.Context, id ThreadID) (*Thread, error) {
 }
 
 // threadFromCache builds the thread at head from the caches, or returns nil.
-func (r *Repo) threadFromCache(ctx context.Context, id ThreadID, head, start plumbing.Hash) *Thread {
+func (r *Repo) threadFromCache(ctx context.Context, id ThreadID, head, start gitobj.Hash) *Thread {
 	shard := r.shard(start)
 	rec, ok := shard.get(head)
 	if !ok || rec.workflow.IsZero() || rec.start != start {
@@ -96,7 +95,7 @@ func (r *Repo) threadFromCache(ctx context.Context, id ThreadID, head, start plu
 }
 
 // node returns the node whose blob is oid from any record of the shard.
-func (s *entryShard) node(oid plumbing.Hash) (objects.Node, bool) {
+func (s *entryShard) node(oid gitobj.Hash) (objects.Node, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rec := range s.records.list {
@@ -118,19 +117,19 @@ func (r *Repo) threadHintPath(id ThreadID) string {
 }
 
 // threadHint returns the start node oid recorded for a thread, or zero.
-func (r *Repo) threadHint(id ThreadID) plumbing.Hash {
+func (r *Repo) threadHint(id ThreadID) gitobj.Hash {
 	data, err := os.ReadFile(r.threadHintPath(id))
 	if err != nil {
-		return plumbing.ZeroHash
+		return gitobj.ZeroHash
 	}
 	h, ok := parseHash(bytes.TrimSuffix(data, []byte{'\n'}))
 	if !ok {
-		return plumbing.ZeroHash
+		return gitobj.ZeroHash
 	}
 	return h
 }
 
-func (r *Repo) writeThreadHint(id ThreadID, start plumbing.Hash) error {
+func (r *Repo) writeThreadHint(id ThreadID, start gitobj.Hash) error {
 	path := r.threadHintPath(id)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("thread hint: %w", err)
@@ -141,7 +140,7 @@ func (r *Repo) writeThreadHint(id ThreadID, start plumbing.Hash) error {
 	return nil
 }
 
-func (r *Repo) workflowCachePath(tree plumbing.Hash) string {
+func (r *Repo) workflowCachePath(tree gitobj.Hash) string {
 	return filepath.Join(r.UwfDir(), summaryCacheDir, workflowCacheDir, tree.String())
 }
 
@@ -157,7 +156,7 @@ type workflowRecord struct {
 
 // cachedWorkflow decodes the workflow pinned by tree from the workflow
 // cache (or from this process's memory), or returns nil.
-func (r *Repo) cachedWorkflow(ctx context.Context, tree plumbing.Hash) *WorkflowInfo {
+func (r *Repo) cachedWorkflow(ctx context.Context, tree gitobj.Hash) *WorkflowInfo {
 	r.mu.Lock()
 	info, ok := r.pinned[tree]
 	r.mu.Unlock()
@@ -173,7 +172,7 @@ func (r *Repo) cachedWorkflow(ctx context.Context, tree plumbing.Hash) *Workflow
 }
 
 // workflowFromCache decodes the workflow cache file of tree, or returns nil.
-func (r *Repo) workflowFromCache(ctx context.Context, tree plumbing.Hash) *WorkflowInfo {
+func (r *Repo) workflowFromCache(ctx context.Context, tree gitobj.Hash) *WorkflowInfo {
 	if tree.IsZero() {
 		return nil
 	}

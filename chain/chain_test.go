@@ -11,7 +11,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 const loopYAML = `name: review-loop
@@ -462,7 +462,7 @@ func TestWorktreeAndBare(t *testing.T) {
 		t.Fatal(err)
 	}
 	chaintest.Fsck(t, bare)
-	if plumbing.ZeroHash == bth.Head.Commit {
+	if gitobj.ZeroHash == bth.Head.Commit {
 		t.Fatal("zero head")
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
@@ -42,7 +41,7 @@ func ChildID(parent ThreadID, head *Entry, role string) ThreadID {
 
 // childID is ChildID for a head given by its commit and time (a Summary's
 // HeadCommit and UpdatedAt).
-func childID(parent ThreadID, head plumbing.Hash, at time.Time, role string) ThreadID {
+func childID(parent ThreadID, head gitobj.Hash, at time.Time, role string) ThreadID {
 	sum := sha256.Sum256([]byte("git-uwf child\n" + string(parent) + "\n" + head.String() + "\n" + role))
 	u, err := ulid.New(childMs(at), bytes.NewReader(sum[:10]))
 	if err != nil { // unreachable: the time is clamped and 10 bytes are there
@@ -293,7 +292,7 @@ func (r *Repo) startLinksTo(start string, want ParentLink) bool {
 	if !isSHA1Hex(start) {
 		return false
 	}
-	c, err := gitobj.GetCommit(r.Store.Storer(), plumbing.NewHash(start))
+	c, err := gitobj.GetCommit(r.Store.Storer(), gitobj.NewHash(start))
 	if err != nil || len(c.ParentHashes) != 0 {
 		return false
 	}
@@ -308,7 +307,7 @@ func (s *Summary) ActiveChildID() (ThreadID, bool) {
 	if s.CurrentRole == nil || !isSHA1Hex(s.HeadCommit) {
 		return "", false
 	}
-	return childID(s.Thread, plumbing.NewHash(s.HeadCommit), s.UpdatedAt, *s.CurrentRole), true
+	return childID(s.Thread, gitobj.NewHash(s.HeadCommit), s.UpdatedAt, *s.CurrentRole), true
 }
 
 // parseParentTrailer reads the Uwf-Parent trailer of a start commit's
@@ -420,7 +419,7 @@ func (r *Repo) suspendWaiting(ctx context.Context, sums []Summary) {
 		if n := onSecond[at]; n == 0 || n == 1 && s.CreatedAt.UnixMilli() == at || !isSHA1Hex(s.HeadCommit) {
 			return // no other thread has the time of this head's children
 		}
-		head, role := plumbing.NewHash(s.HeadCommit), *s.CurrentRole
+		head, role := gitobj.NewHash(s.HeadCommit), *s.CurrentRole
 		id := childID(s.Thread, head, s.UpdatedAt, role)
 		j := newestNotAfter(sums, id)
 		if j == len(sums) || sums[j].Thread != id {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
@@ -79,7 +77,7 @@ func (r *Repo) StartCode(ctx context.Context, t *Thread) (Code, error) {
 
 // StepCode returns the code commits a step commit records: HEAD before
 // the agent and, when it moved, after.
-func (r *Repo) StepCode(commit plumbing.Hash) (before, after string, err error) {
+func (r *Repo) StepCode(commit gitobj.Hash) (before, after string, err error) {
 	c, err := gitobj.GetCommit(r.Store.Storer(), commit)
 	if err != nil {
 		return "", "", fmt.Errorf("read commit %s: %w", commit, err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
@@ -45,18 +43,18 @@ func excerpt(s string, maxLines int) string {
 }
 
 // writeCommit stores a commit object with the repository's identity.
-func (r *Repo) writeCommit(ctx context.Context, tree plumbing.Hash, parents []plumbing.Hash, msg string) (plumbing.Hash, error) {
+func (r *Repo) writeCommit(ctx context.Context, tree gitobj.Hash, parents []gitobj.Hash, msg string) (gitobj.Hash, error) {
 	id := r.signature(ctx)
 	sig := gitobj.Signature{Name: id.name, Email: id.email, When: r.commitTime(id)}
 	c := &gitobj.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
 	s := r.Store.Storer()
 	obj := s.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+		return gitobj.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
 	oid, err := s.SetEncodedObject(obj)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
+		return gitobj.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}
 	return oid, nil
 }

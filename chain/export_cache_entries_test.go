@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // EntryCacheLines counts the valid and the damaged record lines of an entry
@@ -42,15 +42,15 @@ func SetWalkBatchChunk(r *Repo, n int) { r.entries.batchChunk = n }
 
 // WalkBatch reads the chain at head through git in a batch, ignoring the
 // entry cache, and returns its commits oldest first.
-func WalkBatch(ctx context.Context, r *Repo, head plumbing.Hash) ([]plumbing.Hash, error) {
-	entries, _, next, err := r.walkBatch(ctx, head, func(plumbing.Hash) bool { return false })
+func WalkBatch(ctx context.Context, r *Repo, head gitobj.Hash) ([]gitobj.Hash, error) {
+	entries, _, next, err := r.walkBatch(ctx, head, func(gitobj.Hash) bool { return false })
 	if err != nil {
 		return nil, err
 	}
 	if !next.IsZero() {
 		return nil, fmt.Errorf("walk stopped before the start, at %s", next)
 	}
-	var out []plumbing.Hash
+	var out []gitobj.Hash
 	for i := len(entries) - 1; i >= 0; i-- {
 		out = append(out, entries[i].Commit)
 	}
@@ -59,9 +59,9 @@ func WalkBatch(ctx context.Context, r *Repo, head plumbing.Hash) ([]plumbing.Has
 
 // RevListThread lists the thread commits from head as a batch walk does,
 // page commits per rev-list, ignoring the entry cache.
-func RevListThread(ctx context.Context, r *Repo, head plumbing.Hash, page int) ([]plumbing.Hash, error) {
-	cs, err := r.revListThread(ctx, head, func(plumbing.Hash) bool { return false }, page)
-	var out []plumbing.Hash
+func RevListThread(ctx context.Context, r *Repo, head gitobj.Hash, page int) ([]gitobj.Hash, error) {
+	cs, err := r.revListThread(ctx, head, func(gitobj.Hash) bool { return false }, page)
+	var out []gitobj.Hash
 	for _, c := range cs {
 		out = append(out, c.id)
 	}

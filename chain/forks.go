@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
@@ -17,9 +15,9 @@ import (
 // (1 = only the start commit), ForkPoint the last of them.
 type Relative struct {
 	Thread    ThreadID
-	Head      plumbing.Hash
+	Head      gitobj.Hash
 	Shared    int
-	ForkPoint plumbing.Hash
+	ForkPoint gitobj.Hash
 	// Parent is true when t was forked from this thread: it is older and
 	// no other older relative shares more of t's history.
 	Parent bool
@@ -38,17 +36,17 @@ func (r *Repo) Relatives(ctx context.Context, t *Thread, chainOf []*Entry) ([]Re
 	if err != nil {
 		return nil, fmt.Errorf("find the threads sharing %s's history: %w", t.ID, err)
 	}
-	heads := map[ThreadID]plumbing.Hash{}
+	heads := map[ThreadID]gitobj.Hash{}
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		oid, name, ok := strings.Cut(line, " ")
-		if !ok || !plumbing.IsHash(oid) {
+		if !ok || !gitobj.IsHash(oid) {
 			continue
 		}
 		id, err := ParseThreadID(strings.TrimPrefix(name, ThreadsPrefix))
 		if err != nil {
 			continue // not ours
 		}
-		heads[id] = plumbing.NewHash(oid)
+		heads[id] = gitobj.NewHash(oid)
 	}
 	return r.RelativesAmong(ctx, t.ID, chainOf, heads)
 }
@@ -57,7 +55,7 @@ func (r *Repo) Relatives(ctx context.Context, t *Thread, chainOf []*Entry) ([]Re
 // threads that may share id's history (those of a listing with id's start
 // commit, Summary.StartCommit). id itself and threads that share nothing
 // are skipped.
-func (r *Repo) RelativesAmong(ctx context.Context, id ThreadID, chainOf []*Entry, heads map[ThreadID]plumbing.Hash) ([]Relative, error) {
+func (r *Repo) RelativesAmong(ctx context.Context, id ThreadID, chainOf []*Entry, heads map[ThreadID]gitobj.Hash) ([]Relative, error) {
 	if len(chainOf) == 0 {
 		return nil, nil
 	}
@@ -111,7 +109,7 @@ func (r *Repo) RunningThreads() []ThreadID {
 type Provenance struct {
 	Parent ThreadID
 	Step   int
-	Commit plumbing.Hash
+	Commit gitobj.Hash
 }
 
 // ForkedFrom tells whether t is a fork and of which thread, from t's own

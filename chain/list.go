@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -182,9 +182,9 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		if found {
 			previous = append(previous, c)
 		}
-		key := cacheKey{head: plumbing.NewHash(t.head)}
+		key := cacheKey{head: gitobj.NewHash(t.head)}
 		if a, ok := attempts[t.id]; ok {
-			key.attempts = plumbing.NewHash(a)
+			key.attempts = gitobj.NewHash(a)
 		}
 		keys[t.id] = key
 		misses = append(misses, t.id)
@@ -201,7 +201,7 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		// (usually the new head's parent).
 		starts := newStartCommits(2 * len(misses))
 		for _, c := range previous {
-			starts.record(startInfo{commit: plumbing.NewHash(c.start), branch: c.branch()}, plumbing.NewHash(c.head))
+			starts.record(startInfo{commit: gitobj.NewHash(c.start), branch: c.branch()}, gitobj.NewHash(c.head))
 		}
 		r.summarizeMany(ctx, misses, keys, starts, listBatchMin, func(id ThreadID, c cachedSummary) {
 			i := missAt[id]
@@ -281,10 +281,10 @@ func markForks(sums []Summary) {
 	}
 }
 
-// isSHA1Hex is plumbing.IsHash for what git prints (lower-case hex),
+// isSHA1Hex is gitobj.IsHash for what git prints (lower-case hex),
 // without its decoding copy.
 func isSHA1Hex(s string) bool {
-	if len(s) != 2*len(plumbing.ZeroHash) {
+	if len(s) != 2*len(gitobj.ZeroHash) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -7,8 +7,7 @@ import (
 	"errors"
 	"runtime"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
@@ -20,7 +19,7 @@ import (
 
 // Deriving many summaries at once (a cold `thread list`) reads each head's
 // commit, root tree, node and start node, and for a step its output,
-// through long-lived `git cat-file` processes, instead of one go-git object
+// through long-lived `git cat-file` processes, instead of one in-process object
 // read at a time. Threads go in chunks, each in four rounds: the head
 // commits; their root trees and, for heads with a parent, the parent
 // commits on the way to the start commit (list_starts.go; more rounds only
@@ -61,8 +60,8 @@ type headRead struct {
 	start   startInfo
 	// On the walk to the start commit: the commits walked so far, and the
 	// next one to read.
-	path []plumbing.Hash
-	at   plumbing.Hash
+	path []gitobj.Hash
+	at   gitobj.Hash
 }
 
 // flight is one chunk of threads on its way through the batch rounds.
@@ -248,7 +247,7 @@ func askTrees(b *gitrepo.Batch, f *flight, starts *startCommits) {
 		}
 		h.entry = &Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
 		names.add(c.tree, "")
-		h.path = []plumbing.Hash{h.key.head}
+		h.path = []gitobj.Hash{h.key.head}
 		h.walk(c, starts)
 		if h.path != nil {
 			f.walking = append(f.walking, h)
@@ -504,11 +503,11 @@ type nameList struct {
 
 // newNameList makes room for n names with suffixes of about suffix bytes.
 func newNameList(n, suffix int) nameList {
-	return nameList{buf: make([]byte, 0, n*(2*len(plumbing.Hash{})+suffix)), ends: make([]int, 0, n)}
+	return nameList{buf: make([]byte, 0, n*(2*len(gitobj.Hash{})+suffix)), ends: make([]int, 0, n)}
 }
 
 // add appends the hex of h followed by suffix.
-func (l *nameList) add(h plumbing.Hash, suffix string) {
+func (l *nameList) add(h gitobj.Hash, suffix string) {
 	l.buf = hex.AppendEncode(l.buf, h[:])
 	l.buf = append(l.buf, suffix...)
 	l.ends = append(l.ends, len(l.buf))

@@ -8,9 +8,6 @@ import (
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Parse helpers of the list batch path (list_batch.go); no state.
@@ -18,11 +15,11 @@ import (
 // Parsing the few fields a summary needs from raw commit and tree objects,
 // for the batch path of summarizeMany. Only git's canonical layout is
 // accepted; anything else is refused, and the thread is derived the usual
-// way through go-git.
+// way through the object store.
 
 // commitHead is what a summary needs of a commit.
 type commitHead struct {
-	tree, parent plumbing.Hash
+	tree, parent gitobj.Hash
 	parents      int
 	when         time.Time
 	// branch is the Uwf-Branch trailer of a commit without parents (a
@@ -54,7 +51,7 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 		if !bytes.HasPrefix(line, []byte("parent ")) {
 			break
 		}
-		var p plumbing.Hash
+		var p gitobj.Hash
 		if !hashField(line, "parent ", &p) {
 			return c, false
 		}
@@ -81,13 +78,13 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 }
 
 // hashField parses "<prefix><40 hex digits>" into h.
-func hashField(line []byte, prefix string, h *plumbing.Hash) bool {
+func hashField(line []byte, prefix string, h *gitobj.Hash) bool {
 	if len(line) != len(prefix)+2*len(h) || string(line[:len(prefix)]) != prefix {
 		return false
 	}
 	for _, b := range line[len(prefix):] {
 		if b >= 'A' && b <= 'F' {
-			return false // git writes lower case; go-git would accept it, so leave it to go-git
+			return false // git writes lower case; the object store would accept it, so leave it to that path
 		}
 	}
 	_, err := hex.Decode(h[:], line[len(prefix):])
@@ -97,7 +94,7 @@ func hashField(line []byte, prefix string, h *plumbing.Hash) bool {
 // rootEntries are the entries of a thread commit's root tree that a
 // summary needs; zero when absent or of the wrong kind.
 type rootEntries struct {
-	node, start, workflow, nodes plumbing.Hash
+	node, start, workflow, nodes gitobj.Hash
 }
 
 // parseRootTree reads a tree object ("<octal mode> <name>\0<20-byte oid>"
@@ -124,14 +121,14 @@ func parseRootTree(o gitrepo.Object) (rootEntries, bool) {
 			return r, false
 		}
 		name := data[sp+1 : sp+1+nul]
-		var oid plumbing.Hash
+		var oid gitobj.Hash
 		copy(oid[:], data[sp+1+nul+1:])
 		data = data[sp+1+nul+1+20:]
-		dir := filemode.FileMode(mode) == filemode.Dir
+		dir := gitobj.FileMode(mode) == gitobj.ModeDir
 		for i, want := range [...]struct {
 			name string
 			dir  bool
-			into *plumbing.Hash
+			into *gitobj.Hash
 		}{{"node", false, &r.node}, {"start", false, &r.start}, {"workflow", true, &r.workflow}, {"nodes", true, &r.nodes}} {
 			if seen[i] || string(name) != want.name {
 				continue

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
@@ -23,7 +21,7 @@ import (
 
 // startInfo is a start commit and the branch its trailer names.
 type startInfo struct {
-	commit plumbing.Hash
+	commit gitobj.Hash
 	branch string
 }
 
@@ -31,18 +29,18 @@ type startInfo struct {
 // commit whose chain was walked, so that walks stop at a commit seen before
 // (a thread's previous head, a fork point).
 type startCommits struct {
-	of     map[plumbing.Hash]int32 // commit → index in starts
-	index  map[plumbing.Hash]int32 // start commit → index in starts
+	of     map[gitobj.Hash]int32 // commit → index in starts
+	index  map[gitobj.Hash]int32 // start commit → index in starts
 	starts []startInfo
 }
 
 // newStartCommits makes room for about n commits.
 func newStartCommits(n int) *startCommits {
-	return &startCommits{of: make(map[plumbing.Hash]int32, n), index: make(map[plumbing.Hash]int32, n/2)}
+	return &startCommits{of: make(map[gitobj.Hash]int32, n), index: make(map[gitobj.Hash]int32, n/2)}
 }
 
 // lookup returns the start of the chain that c is on, if known.
-func (s *startCommits) lookup(c plumbing.Hash) (startInfo, bool) {
+func (s *startCommits) lookup(c gitobj.Hash) (startInfo, bool) {
 	i, ok := s.of[c]
 	if !ok {
 		return startInfo{}, false
@@ -51,7 +49,7 @@ func (s *startCommits) lookup(c plumbing.Hash) (startInfo, bool) {
 }
 
 // record notes that every commit of path has start as its start commit.
-func (s *startCommits) record(start startInfo, path ...plumbing.Hash) {
+func (s *startCommits) record(start startInfo, path ...gitobj.Hash) {
 	i, ok := s.index[start.commit]
 	if !ok {
 		i = int32(len(s.starts))
@@ -63,11 +61,11 @@ func (s *startCommits) record(start startInfo, path ...plumbing.Hash) {
 	}
 }
 
-// walkToStart finds the start commit of head's chain through go-git,
+// walkToStart finds the start commit of head's chain in the object store,
 // walking first parents until a parentless commit or one s knows, and
 // records what it walked.
-func (r *Repo) walkToStart(ctx context.Context, head plumbing.Hash, s *startCommits) (startInfo, error) {
-	var path []plumbing.Hash
+func (r *Repo) walkToStart(ctx context.Context, head gitobj.Hash, s *startCommits) (startInfo, error) {
+	var path []gitobj.Hash
 	for c := head; ; {
 		if st, ok := s.lookup(c); ok {
 			s.record(st, path...)

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // startCommitOf asks git for the root of ref's first-parent history.
@@ -46,15 +45,15 @@ func TestListStartCommits(t *testing.T) {
 		}
 		return e
 	}
-	fork := func(commit plumbing.Hash) chain.ThreadID {
+	fork := func(commit gitobj.Hash) chain.ThreadID {
 		th, err := r.Fork(ctx, commit)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return th.ID
 	}
-	head := func(id chain.ThreadID) plumbing.Hash {
-		return plumbing.NewHash(chaintest.Git(t, dir, "rev-parse", id.Ref()))
+	head := func(id chain.ThreadID) gitobj.Hash {
+		return gitobj.NewHash(chaintest.Git(t, dir, "rev-parse", id.Ref()))
 	}
 	alone := start("alone", "main")
 	step(alone.ID, 1)

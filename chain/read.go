@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
@@ -144,7 +143,7 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 // parents. Parent starts at the head; Read starts at the chain's start
 // entry, which it already has, instead of paying one commit read per
 // step (three quarters of a warm read of 1,000 steps).
-func (r *Repo) parentFrom(t *Thread, start plumbing.Hash) (*ParentLink, error) {
+func (r *Repo) parentFrom(t *Thread, start gitobj.Hash) (*ParentLink, error) {
 	s := r.Store.Storer()
 	for c := start; ; {
 		commit, err := gitobj.GetCommit(s, c)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
@@ -80,8 +78,8 @@ func (r *Repo) RollbackWorkflow(ctx context.Context, name, to string) (*Rollback
 			return nil, fmt.Errorf("workflow %q is already at version %s", name, cur.Hash)
 		}
 	}
-	tip := plumbing.NewHash(cur.Commit)
-	old, err := gitobj.GetCommit(r.Store.Storer(), plumbing.NewHash(target.Commit))
+	tip := gitobj.NewHash(cur.Commit)
+	old, err := gitobj.GetCommit(r.Store.Storer(), gitobj.NewHash(target.Commit))
 	if err != nil {
 		return nil, fmt.Errorf("read version %s of workflow %q: %w", target.Hash, name, err)
 	}
@@ -91,7 +89,7 @@ func (r *Repo) RollbackWorkflow(ctx context.Context, name, to string) (*Rollback
 	}
 	msg := message(fmt.Sprintf("workflow %s: roll back to %s", name, target.Hash), info.Workflow.Description,
 		Trailer{"Uwf-Workflow", name}, Trailer{"Uwf-Node", string(target.Hash)}, Trailer{"Uwf-Rollback-From", string(cur.Hash)})
-	commit, err := r.writeCommit(ctx, old.TreeHash, []plumbing.Hash{tip}, msg)
+	commit, err := r.writeCommit(ctx, old.TreeHash, []gitobj.Hash{tip}, msg)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +131,7 @@ func (r *Repo) RemoveWorkflow(ctx context.Context, name string, force bool) (*Re
 			name, len(running), running[0], ErrRunning)
 	}
 	refName := WorkflowsPrefix + name
-	if err := r.casRef(ctx, refName, plumbing.NewHash(cur.Commit), plumbing.ZeroHash, "uwf: remove workflow "+name); err != nil {
+	if err := r.casRef(ctx, refName, gitobj.NewHash(cur.Commit), gitobj.ZeroHash, "uwf: remove workflow "+name); err != nil {
 		return nil, fmt.Errorf("remove workflow %q: %w", name, err)
 	}
 	if running == nil {

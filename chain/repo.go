@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Repo is a git repository opened for git-uwf: the git CLI for refs and
@@ -32,9 +32,9 @@ type Repo struct {
 	identMu   sync.Mutex
 	ident     *identity
 	workflows map[objects.Alias]*WorkflowInfo
-	pinned    map[plumbing.Hash]*WorkflowInfo // by the workflow/ tree a commit pins
-	held      map[ThreadID]bool               // thread locks this process holds
-	lockFiles map[ThreadID]*os.File           // their open lock files (unix)
+	pinned    map[gitobj.Hash]*WorkflowInfo // by the workflow/ tree a commit pins
+	held      map[ThreadID]bool             // thread locks this process holds
+	lockFiles map[ThreadID]*os.File         // their open lock files (unix)
 
 	entries entryCache // decoded thread commits, by start node (cache_entries.go)
 	refs    *refFiles  // single ref lookups in the ref files (cache_refs.go)
@@ -85,7 +85,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Repo, error) {
 	refs := newRefFiles(info.CommonDir)
 	store.UseRefFiles(refs.files)
 	return &Repo{Info: info, Git: run, Store: store, now: now,
-		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[plumbing.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
+		schemas: map[string]objects.Ref{}, workflows: map[objects.Alias]*WorkflowInfo{}, pinned: map[gitobj.Hash]*WorkflowInfo{}, held: map[ThreadID]bool{},
 		refs: refs}, nil
 }
 
@@ -202,25 +202,37 @@ func (r *Repo) commitTime(id identity) time.Time {
 	return r.now()
 }
 
-// resolveRef reads a ref's current value; zero hash when absent.
-func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
+// ResolveRef reads a ref's current value; zero hash when absent.
+func (r *Repo) ResolveRef(name string) (gitobj.Hash, error) { return r.resolveRef(name) }
+
+// resolveRef reads a ref's current value; zero hash when absent. The ref
+// files are read in-process when they can be (cache_refs.go), and through
+// `git for-each-ref` otherwise.
+func (r *Repo) resolveRef(name string) (gitobj.Hash, error) {
 	if h, found, ok := r.refs.lookup(name); ok {
 		if !found {
-			return plumbing.ZeroHash, nil
+			return gitobj.ZeroHash, nil
 		}
 		return h, nil
 	}
-	ref, err := r.Store.Storer().Reference(plumbing.ReferenceName(name))
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return plumbing.ZeroHash, nil
-	}
+	out, err := r.Git.Output(context.Background(), "for-each-ref", "--format=%(refname) %(objectname) %(symref)", name)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+		return gitobj.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
-	if ref.Type() != plumbing.HashReference {
-		return plumbing.ZeroHash, fmt.Errorf("ref %s is symbolic", name)
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != name {
+			continue // a ref below name, which the pattern matches too
+		}
+		if len(f) > 2 {
+			return gitobj.ZeroHash, fmt.Errorf("ref %s is symbolic", name)
+		}
+		if !gitobj.IsHash(f[1]) {
+			return gitobj.ZeroHash, fmt.Errorf("read ref %s: not a SHA-1 object id: %q", name, f[1])
+		}
+		return gitobj.NewHash(f[1]), nil
 	}
-	return ref.Hash(), nil
+	return gitobj.ZeroHash, nil
 }
 
 // casRef moves name from old to new through git update-ref --stdin.
@@ -231,7 +243,7 @@ func (r *Repo) resolveRef(name string) (plumbing.Hash, error) {
 // updating the thread's refs, so a ref lock that is older than
 // staleRefLock is a leftover of a crash: it is removed and the update is
 // tried once more.
-func (r *Repo) casRef(ctx context.Context, name string, oldOID, newOID plumbing.Hash, msg string) error {
+func (r *Repo) casRef(ctx context.Context, name string, oldOID, newOID gitobj.Hash, msg string) error {
 	old := gitrepo.ZeroOID
 	if !oldOID.IsZero() {
 		old = oldOID.String()

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/moderator"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Status is a thread's derived state.
@@ -129,7 +129,7 @@ func (r *Repo) state(ctx context.Context, t *Thread, depth int) (State, error) {
 
 // headState is State without the running overlay: a function of the head
 // commit and the attempts ref's tip (zero when there is none) alone.
-func (r *Repo) headState(ctx context.Context, t *Thread, attemptsTip plumbing.Hash) (State, error) {
+func (r *Repo) headState(ctx context.Context, t *Thread, attemptsTip gitobj.Hash) (State, error) {
 	if t.Head.Kind == KindCancel {
 		return State{Status: StatusCancelled}, nil
 	}
@@ -142,7 +142,7 @@ func (r *Repo) headState(ctx context.Context, t *Thread, attemptsTip plumbing.Ha
 
 // routedState is headState for a thread that is not cancelled, given what
 // the moderator routes on.
-func (r *Repo) routedState(t *Thread, rc moderator.RouteContext, attemptsTip plumbing.Hash) State {
+func (r *Repo) routedState(t *Thread, rc moderator.RouteContext, attemptsTip gitobj.Hash) State {
 	d, err := t.Workflow.Workflow.Route(rc)
 	if err != nil {
 		return State{Status: StatusFailed, Error: err.Error()}
@@ -216,7 +216,7 @@ func (r *Repo) Steps(ctx context.Context, t *Thread) ([]StepInfo, error) {
 }
 
 // IsAncestor reports whether a is an ancestor of (or equal to) b.
-func (r *Repo) IsAncestor(ctx context.Context, a, b plumbing.Hash) (bool, error) {
+func (r *Repo) IsAncestor(ctx context.Context, a, b gitobj.Hash) (bool, error) {
 	if a == b {
 		return true, nil
 	}

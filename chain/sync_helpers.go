@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
@@ -17,7 +15,7 @@ func ValidWorkflowName(name string) error { return validWorkflowName(name) }
 // WorkflowAt reads the workflow version registered by a registry commit (a
 // commit of refs/uwf/workflows/<name>), e.g. one fetched from a remote that
 // is not on any local ref yet.
-func (r *Repo) WorkflowAt(ctx context.Context, commit plumbing.Hash) (*WorkflowInfo, error) {
+func (r *Repo) WorkflowAt(ctx context.Context, commit gitobj.Hash) (*WorkflowInfo, error) {
 	c, err := gitobj.GetCommit(r.Store.Storer(), commit)
 	if err != nil {
 		return nil, fmt.Errorf("read workflow commit %s: %w", commit, err)

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
@@ -71,9 +70,9 @@ const (
 
 // Entry is one commit of a thread's chain.
 type Entry struct {
-	Commit plumbing.Hash
-	Parent plumbing.Hash
-	Tree   plumbing.Hash
+	Commit gitobj.Hash
+	Parent gitobj.Hash
+	Tree   gitobj.Hash
 	Time   time.Time
 	Kind   EntryKind
 	Node   objects.Node

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -15,20 +13,20 @@ import (
 // prefix, and resolving a step by commit, alias or step trailer.
 
 // ThreadIDs lists every thread id (refs/uwf/threads/*), oldest first.
-func (r *Repo) ThreadIDs(ctx context.Context) ([]ThreadID, map[ThreadID]plumbing.Hash, error) {
+func (r *Repo) ThreadIDs(ctx context.Context) ([]ThreadID, map[ThreadID]gitobj.Hash, error) {
 	refs, err := r.ListRefs(ctx, ThreadsPrefix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list threads: %w", err)
 	}
 	ids := make([]ThreadID, 0, len(refs))
-	heads := make(map[ThreadID]plumbing.Hash, len(refs))
+	heads := make(map[ThreadID]gitobj.Hash, len(refs))
 	for _, ref := range refs {
 		id, err := ParseThreadID(strings.TrimPrefix(ref.Name, ThreadsPrefix))
 		if err != nil {
 			continue // not ours; ignore foreign refs in the namespace
 		}
 		ids = append(ids, id)
-		heads[id] = plumbing.NewHash(ref.OID)
+		heads[id] = gitobj.NewHash(ref.OID)
 	}
 	return ids, heads, nil
 }
@@ -77,7 +75,7 @@ func (r *Repo) FindStep(ctx context.Context, s string) (*Entry, error) {
 		return nil, fmt.Errorf("step %q: give at least 4 characters of a step alias or commit id", s)
 	}
 	if out, err := r.Git.Output(ctx, "rev-parse", "--verify", "--quiet", s+"^{commit}"); err == nil && out != "" {
-		commit := plumbing.NewHash(out)
+		commit := gitobj.NewHash(out)
 		if e, err := r.Entry(ctx, commit); err == nil {
 			return e, nil
 		}
@@ -96,7 +94,7 @@ func (r *Repo) FindStep(ctx context.Context, s string) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := map[plumbing.Hash]bool{}
+	seen := map[gitobj.Hash]bool{}
 	var found []*Entry
 	for _, head := range heads {
 		for c := head; !c.IsZero() && !seen[c]; {
@@ -134,7 +132,7 @@ func (r *Repo) FindStep(ctx context.Context, s string) (*Entry, error) {
 const StepTrailer = "Uwf-Step"
 
 // StepTrailerValue is the trailer value for a step starting on head.
-func StepTrailerValue(id ThreadID, head plumbing.Hash) string {
+func StepTrailerValue(id ThreadID, head gitobj.Hash) string {
 	return string(id) + "@" + head.String()[:12]
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -28,7 +26,7 @@ func (r *Repo) Thread(ctx context.Context, id ThreadID) (*Thread, error) {
 }
 
 // ThreadAt reads a thread as of a given head commit.
-func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*Thread, error) {
+func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head gitobj.Hash) (*Thread, error) {
 	e, root, err := r.entryWithTree(head)
 	if err != nil {
 		return nil, fmt.Errorf("thread %s: %w", id, err)
@@ -53,13 +51,13 @@ func (r *Repo) ThreadAt(ctx context.Context, id ThreadID, head plumbing.Hash) (*
 }
 
 // Entry reads one thread commit.
-func (r *Repo) Entry(ctx context.Context, commit plumbing.Hash) (*Entry, error) {
+func (r *Repo) Entry(ctx context.Context, commit gitobj.Hash) (*Entry, error) {
 	e, _, err := r.entryWithTree(commit)
 	return e, err
 }
 
 // entryWithTree is Entry, also returning the commit's tree.
-func (r *Repo) entryWithTree(commit plumbing.Hash) (*Entry, *gitobj.Tree, error) {
+func (r *Repo) entryWithTree(commit gitobj.Hash) (*Entry, *gitobj.Tree, error) {
 	s := r.Store.Storer()
 	c, err := gitobj.GetCommit(s, commit)
 	if err != nil {
@@ -150,14 +148,14 @@ func (r *Repo) schemaTitle(a objects.Alias) (string, error) {
 }
 
 // Chain returns the thread's entries from the root to head.
-func (r *Repo) Chain(ctx context.Context, head plumbing.Hash) ([]*Entry, error) {
+func (r *Repo) Chain(ctx context.Context, head gitobj.Hash) ([]*Entry, error) {
 	return r.chain(ctx, head, true)
 }
 
 // chain is Chain; unless decode is set, entries that come from the entry
 // cache have their kind but not yet their node decoded (decodePayload does
 // that), for callers that look at a few of them only.
-func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*Entry, error) {
+func (r *Repo) chain(ctx context.Context, head gitobj.Hash, decode bool) ([]*Entry, error) {
 	entries, wait, err := r.chainCaching(ctx, head, decode)
 	wait()
 	return entries, err
@@ -167,12 +165,12 @@ func (r *Repo) chain(ctx context.Context, head plumbing.Hash, decode bool) ([]*E
 // entry cache while the caller goes on: the caller must call wait
 // (always non-nil) before it returns, which waits for the write. Only
 // the cache files and the shard are touched meanwhile, never the entries.
-func (r *Repo) chainCaching(ctx context.Context, head plumbing.Hash, decode bool) (entries []*Entry, wait func(), err error) {
+func (r *Repo) chainCaching(ctx context.Context, head gitobj.Hash, decode bool) (entries []*Entry, wait func(), err error) {
 	wait = func() {}
 	var (
 		rev   []*Entry
 		shard *entryShard
-		start plumbing.Hash
+		start gitobj.Hash
 		added []entryRecord
 		zones zones
 	)
@@ -197,7 +195,7 @@ func (r *Repo) chainCaching(ctx context.Context, head plumbing.Hash, decode bool
 		} else if fromGit >= batchAfter && shard != nil && !batched {
 			// Many commits are missing: read the rest through git.
 			batched = true
-			cached := func(h plumbing.Hash) bool { _, ok := shard.get(h); return ok }
+			cached := func(h gitobj.Hash) bool { _, ok := shard.get(h); return ok }
 			es, recs, next, err := r.walkBatch(ctx, c, cached)
 			if err != nil {
 				if ctx.Err() != nil {

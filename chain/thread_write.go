@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
@@ -75,7 +75,7 @@ func (r *Repo) startThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd st
 	if err != nil {
 		return nil, err
 	}
-	if err := r.casRef(ctx, id.Ref(), plumbing.ZeroHash, commit, "uwf: start thread"); err != nil {
+	if err := r.casRef(ctx, id.Ref(), gitobj.ZeroHash, commit, "uwf: start thread"); err != nil {
 		return nil, fmt.Errorf("create thread ref: %w", err)
 	}
 	return r.Thread(ctx, id)
@@ -275,7 +275,7 @@ func (r *Repo) appendCommit(ctx context.Context, t *Thread, head objects.Node, s
 	if err != nil {
 		return nil, err
 	}
-	commit, err := r.writeCommit(ctx, tree, []plumbing.Hash{t.Head.Commit}, msg)
+	commit, err := r.writeCommit(ctx, tree, []gitobj.Hash{t.Head.Commit}, msg)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +327,7 @@ func (r *Repo) Cancel(ctx context.Context, t *Thread, reason string) (*Entry, er
 }
 
 // Fork creates a new thread whose head is an existing thread commit.
-func (r *Repo) Fork(ctx context.Context, commit plumbing.Hash) (*Thread, error) {
+func (r *Repo) Fork(ctx context.Context, commit gitobj.Hash) (*Thread, error) {
 	e, err := r.Entry(ctx, commit)
 	if err != nil {
 		return nil, err
@@ -336,7 +336,7 @@ func (r *Repo) Fork(ctx context.Context, commit plumbing.Hash) (*Thread, error) 
 		return nil, fmt.Errorf("cannot fork from a cancel commit %s; fork from a step", commit)
 	}
 	id := NewThreadID(r.now())
-	if err := r.casRef(ctx, id.Ref(), plumbing.ZeroHash, commit, "uwf: fork from "+commit.String()); err != nil {
+	if err := r.casRef(ctx, id.Ref(), gitobj.ZeroHash, commit, "uwf: fork from "+commit.String()); err != nil {
 		return nil, fmt.Errorf("create fork ref: %w", err)
 	}
 	return r.Thread(ctx, id)

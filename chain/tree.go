@@ -4,27 +4,23 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
 // treeBuilder assembles a nested git tree from paths.
 type treeBuilder struct {
-	blobs map[string]plumbing.Hash // file name → blob
-	trees map[string]plumbing.Hash // existing subtree by name
+	blobs map[string]gitobj.Hash // file name → blob
+	trees map[string]gitobj.Hash // existing subtree by name
 	dirs  map[string]*treeBuilder
 }
 
 func newTree() *treeBuilder {
-	return &treeBuilder{blobs: map[string]plumbing.Hash{}, trees: map[string]plumbing.Hash{}, dirs: map[string]*treeBuilder{}}
+	return &treeBuilder{blobs: map[string]gitobj.Hash{}, trees: map[string]gitobj.Hash{}, dirs: map[string]*treeBuilder{}}
 }
 
 // blob puts a blob at a slash-separated path.
-func (t *treeBuilder) blob(path string, oid plumbing.Hash) {
+func (t *treeBuilder) blob(path string, oid gitobj.Hash) {
 	dir, name, ok := strings.Cut(path, "/")
 	if !ok {
 		t.blobs[dir] = oid
@@ -39,29 +35,29 @@ func (t *treeBuilder) blob(path string, oid plumbing.Hash) {
 }
 
 // subtree puts an existing tree object under name.
-func (t *treeBuilder) subtree(name string, oid plumbing.Hash) { t.trees[name] = oid }
+func (t *treeBuilder) subtree(name string, oid gitobj.Hash) { t.trees[name] = oid }
 
 // write stores the tree (and its new subtrees) and returns its oid.
-func (t *treeBuilder) write(s storer.EncodedObjectStorer) (plumbing.Hash, error) {
+func (t *treeBuilder) write(s gitobj.Storer) (gitobj.Hash, error) {
 	var entries []gitobj.TreeEntry
 	for name, oid := range t.blobs {
-		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: filemode.Regular, Hash: oid})
+		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: gitobj.ModeRegular, Hash: oid})
 	}
 	for name, oid := range t.trees {
-		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
+		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: gitobj.ModeDir, Hash: oid})
 	}
 	for name, sub := range t.dirs {
 		oid, err := sub.write(s)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobj.ZeroHash, err
 		}
-		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: filemode.Dir, Hash: oid})
+		entries = append(entries, gitobj.TreeEntry{Name: name, Mode: gitobj.ModeDir, Hash: oid})
 	}
 	gitobj.SortEntries(entries)
 	tree := &gitobj.Tree{Entries: entries}
 	obj := s.NewEncodedObject()
 	if err := tree.Encode(obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+		return gitobj.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
 	// A tree that exists already (every read of a pinned workflow
 	// recomputes one) is not compressed and written again.
@@ -72,19 +68,19 @@ func (t *treeBuilder) write(s storer.EncodedObjectStorer) (plumbing.Hash, error)
 }
 
 // writeBlob stores raw bytes as a blob (used for the human-readable files).
-func writeBlob(s storer.EncodedObjectStorer, data []byte) (plumbing.Hash, error) {
+func writeBlob(s gitobj.Storer, data []byte) (gitobj.Hash, error) {
 	obj := s.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
+	obj.SetType(gitobj.BlobObject)
 	obj.SetSize(int64(len(data)))
 	w, err := obj.Writer()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	h := obj.Hash()
 	if s.HasEncodedObject(h) == nil {
@@ -94,7 +90,7 @@ func writeBlob(s storer.EncodedObjectStorer, data []byte) (plumbing.Hash, error)
 }
 
 // nodeSet collects the nodes a commit introduces, with their schemas.
-type nodeSet map[objects.Alias]plumbing.Hash
+type nodeSet map[objects.Alias]gitobj.Hash
 
 // add records a node and its schema chain up to the meta-schema.
 func (r *Repo) addNode(set nodeSet, n objects.Node) error {
@@ -149,31 +145,31 @@ func (t *treeBuilder) nodes(dir string, set nodeSet) {
 }
 
 // treeEntry finds a path in a tree; zero hash when absent.
-func treeEntry(s storer.EncodedObjectStorer, tree plumbing.Hash, path string) (plumbing.Hash, error) {
+func treeEntry(s gitobj.Storer, tree gitobj.Hash, path string) (gitobj.Hash, error) {
 	t, err := gitobj.GetTree(s, tree)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
+		return gitobj.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
 	}
 	e, err := gitobj.FindEntry(s, t, path)
 	if err != nil {
 		if err == gitobj.ErrEntryNotFound || err == gitobj.ErrDirectoryNotFound {
-			return plumbing.ZeroHash, nil
+			return gitobj.ZeroHash, nil
 		}
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	return e.Hash, nil
 }
 
 // topEntry returns the hash of a top-level entry of t (zero if t is nil or
 // has none).
-func topEntry(t *gitobj.Tree, name string) plumbing.Hash {
+func topEntry(t *gitobj.Tree, name string) gitobj.Hash {
 	if t == nil {
-		return plumbing.ZeroHash
+		return gitobj.ZeroHash
 	}
 	for _, e := range t.Entries {
 		if e.Name == name {
 			return e.Hash
 		}
 	}
-	return plumbing.ZeroHash
+	return gitobj.ZeroHash
 }

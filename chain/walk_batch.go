@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
@@ -55,7 +53,7 @@ var errWalkBatch = errors.New("chain walk: not settled by the batch")
 
 // batchCommit is what walkBatch keeps of one commit.
 type batchCommit struct {
-	id     plumbing.Hash
+	id     gitobj.Hash
 	commit *gitobj.Commit
 	root   *gitobj.Tree
 	node   objects.Node
@@ -79,7 +77,7 @@ type batchCommit struct {
 // instead of in turn. The answers are the ones three whole rounds give:
 // every check of a round still covers every commit, and any failure gives
 // the whole batch up.
-func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool) ([]*Entry, []entryRecord, plumbing.Hash, error) {
+func (r *Repo) walkBatch(ctx context.Context, from gitobj.Hash, cached func(gitobj.Hash) bool) ([]*Entry, []entryRecord, gitobj.Hash, error) {
 	// cat-file starts while rev-list runs.
 	type started struct {
 		b   *gitrepo.Batch
@@ -114,7 +112,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	st := <-batch
 	if st.err != nil {
 		stopList()
-		return nil, nil, plumbing.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, st.err)
+		return nil, nil, gitobj.ZeroHash, fmt.Errorf("%w: %w", errWalkBatch, st.err)
 	}
 	b := st.b
 	defer b.Close()
@@ -133,10 +131,10 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	err := <-listed
 	cancel()
 	if err != nil {
-		return nil, nil, plumbing.ZeroHash, err
+		return nil, nil, gitobj.ZeroHash, err
 	}
 	if len(cs) == 0 || cs[0].id != from {
-		return nil, nil, plumbing.ZeroHash, errWalkBatch
+		return nil, nil, gitobj.ZeroHash, errWalkBatch
 	}
 	if rest := len(cs) % chunk; rest > 0 {
 		rounds = append(rounds, askWalkTrees(b, cs[len(cs)-rest:], len(cs)-rest))
@@ -147,17 +145,17 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	nodeRounds := make([]*nodeRound, 0, len(rounds))
 	for _, rd := range rounds {
 		if _, err := rd.p.Wait(); err != nil || rd.bad {
-			return nil, nil, plumbing.ZeroHash, errWalkBatch
+			return nil, nil, gitobj.ZeroHash, errWalkBatch
 		}
 		for i, c := range rd.cs {
 			if c.root == nil {
-				return nil, nil, plumbing.ZeroHash, errWalkBatch
+				return nil, nil, gitobj.ZeroHash, errWalkBatch
 			}
 			if j := rd.lo + i + 1; j < len(cs) && (len(c.commit.ParentHashes) == 0 || c.commit.ParentHashes[0] != cs[j].id) {
-				return nil, nil, plumbing.ZeroHash, errWalkBatch
+				return nil, nil, gitobj.ZeroHash, errWalkBatch
 			}
 			if topEntry(c.root, "node").IsZero() {
-				return nil, nil, plumbing.ZeroHash, errWalkBatch
+				return nil, nil, gitobj.ZeroHash, errWalkBatch
 			}
 		}
 		nodeRounds = append(nodeRounds, askWalkNodes(b, rd.cs))
@@ -165,11 +163,11 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 
 	// Each chunk's entries, decoded as its nodes come, down to the start
 	// entry; then its outputs and bodies.
-	next, end := plumbing.ZeroHash, len(cs)
+	next, end := gitobj.ZeroHash, len(cs)
 	var bodyRounds []*bodyRound
 	for k, rd := range nodeRounds {
 		if _, err := rd.p.Wait(); err != nil || rd.bad {
-			return nil, nil, plumbing.ZeroHash, errWalkBatch
+			return nil, nil, gitobj.ZeroHash, errWalkBatch
 		}
 		lo := rounds[k].lo
 		if lo >= end {
@@ -183,12 +181,12 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 				e.Parent = c.commit.ParentHashes[0]
 			}
 			if err := r.decodeNode(e); err != nil {
-				return nil, nil, plumbing.ZeroHash, errWalkBatch
+				return nil, nil, gitobj.ZeroHash, errWalkBatch
 			}
 			c.entry = e
 			next = e.Parent
 			if e.Kind == KindStart {
-				end, hi, next = i+1, i+1, plumbing.ZeroHash
+				end, hi, next = i+1, i+1, gitobj.ZeroHash
 				break
 			}
 		}
@@ -197,7 +195,7 @@ func (r *Repo) walkBatch(ctx context.Context, from plumbing.Hash, cached func(pl
 	cs = cs[:end]
 	for _, rd := range bodyRounds {
 		if _, err := rd.p.Wait(); err != nil {
-			return nil, nil, plumbing.ZeroHash, errWalkBatch
+			return nil, nil, gitobj.ZeroHash, errWalkBatch
 		}
 	}
 
@@ -348,7 +346,7 @@ func askWalkBodies(b *gitrepo.Batch, cs []*batchCommit) *bodyRound {
 // whose message has no Uwf-Thread trailer (every thread commit has one;
 // the walk reads anything else one commit at a time and reports what is
 // wrong with it).
-func (r *Repo) revListThread(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool, page int) ([]*batchCommit, error) {
+func (r *Repo) revListThread(ctx context.Context, from gitobj.Hash, cached func(gitobj.Hash) bool, page int) ([]*batchCommit, error) {
 	var cs []*batchCommit
 	err := r.revListEach(ctx, from, cached, page, func(c *batchCommit) bool {
 		cs = append(cs, c)
@@ -363,7 +361,7 @@ func (r *Repo) revListThread(ctx context.Context, from plumbing.Hash, cached fun
 // rev-list --header writes each commit's id and raw headers (the message
 // indented by four spaces), NUL-terminated: the commits cost what
 // `git log` costs, and cat-file is left only trees and blobs to read.
-func (r *Repo) revListEach(ctx context.Context, from plumbing.Hash, cached func(plumbing.Hash) bool, page int, each func(*batchCommit) bool) error {
+func (r *Repo) revListEach(ctx context.Context, from gitobj.Hash, cached func(gitobj.Hash) bool, page int, each func(*batchCommit) bool) error {
 	first := true
 	for next := from; ; {
 		ctx, cancel := context.WithCancel(ctx)

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // sortedLines returns the lines of a file, sorted (records are appended in
@@ -173,7 +172,7 @@ func TestRevListThread(t *testing.T) {
 	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
 	want := strings.Fields(chaintest.Git(t, dir, "rev-list", "--first-parent", head))
 	for _, page := range []int{1, 2, 3, 7, 4096} {
-		got, err := chain.RevListThread(ctx, r, plumbing.NewHash(head), page)
+		got, err := chain.RevListThread(ctx, r, gitobj.NewHash(head), page)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +190,7 @@ func TestRevListThread(t *testing.T) {
 	code := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", "HEAD"))
 	msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", head)
 	forged := strings.TrimSpace(chaintest.Git(t, dir, "commit-tree", head+"^{tree}", "-p", code, "-m", msg))
-	got, err := chain.RevListThread(ctx, r, plumbing.NewHash(forged), 4096)
+	got, err := chain.RevListThread(ctx, r, gitobj.NewHash(forged), 4096)
 	if err != nil || len(got) != 1 || got[0].String() != forged {
 		t.Fatalf("rev-list of the forged commit: %v, %v; want it alone", got, err)
 	}
@@ -199,7 +198,7 @@ func TestRevListThread(t *testing.T) {
 	for _, after := range []int{-1, 1 << 30} {
 		r := chaintest.Open(t, dir)
 		chain.SetWalkBatchAfter(r, after)
-		_, err := r.Chain(ctx, plumbing.NewHash(forged))
+		_, err := r.Chain(ctx, gitobj.NewHash(forged))
 		if err == nil {
 			t.Fatalf("walk of the forged chain (batch after %d) succeeded", after)
 		}

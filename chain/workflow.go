@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
@@ -18,13 +17,13 @@ import (
 // WorkflowInfo is a workflow version stored in the object database.
 type WorkflowInfo struct {
 	Alias       objects.Alias
-	OID         plumbing.Hash
+	OID         gitobj.Hash
 	Name        string
 	Workflow    *moderator.Workflow
 	RoleSchemas map[string]objects.Alias
 	// Tree pins this version: node, nodes/ (workflow + schemas), workflow.yaml.
 	// Thread commits carry it as their workflow/ subtree.
-	Tree plumbing.Hash
+	Tree gitobj.Hash
 }
 
 // ErrUnknownWorkflow means no workflow matched a name or alias.
@@ -74,19 +73,19 @@ func (r *Repo) MaterializeWorkflow(ctx context.Context, w *moderator.Workflow) (
 }
 
 // workflowTree builds the deterministic tree that pins a workflow version.
-func (r *Repo) workflowTree(alias objects.Alias, oid plumbing.Hash, w *moderator.Workflow) (plumbing.Hash, error) {
+func (r *Repo) workflowTree(alias objects.Alias, oid gitobj.Hash, w *moderator.Workflow) (gitobj.Hash, error) {
 	set := nodeSet{}
 	if err := r.collect(set, alias, nil); err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	readable, err := yaml.Marshal(w.Document())
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("render workflow: %w", err)
+		return gitobj.ZeroHash, fmt.Errorf("render workflow: %w", err)
 	}
 	s := r.Store.Storer()
 	yamlOID, err := writeBlob(s, readable)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobj.ZeroHash, err
 	}
 	t := newTree()
 	t.blob("node", oid)
@@ -111,7 +110,7 @@ func (r *Repo) RegisterWorkflow(ctx context.Context, w *moderator.Workflow) (inf
 	if err != nil {
 		return nil, false, err
 	}
-	var parents []plumbing.Hash
+	var parents []gitobj.Hash
 	if !tip.IsZero() {
 		c, err := gitobj.GetCommit(r.Store.Storer(), tip)
 		if err != nil {
@@ -120,7 +119,7 @@ func (r *Repo) RegisterWorkflow(ctx context.Context, w *moderator.Workflow) (inf
 		if node, err := treeEntry(r.Store.Storer(), c.TreeHash, "node"); err == nil && node == info.OID {
 			return info, false, nil
 		}
-		parents = []plumbing.Hash{tip}
+		parents = []gitobj.Hash{tip}
 	}
 	msg := message(fmt.Sprintf("workflow %s: %d roles", w.Name, len(w.Roles)), w.Description,
 		Trailer{"Uwf-Workflow", w.Name}, Trailer{"Uwf-Node", string(info.Alias)})
@@ -146,13 +145,13 @@ func (r *Repo) LoadWorkflow(ctx context.Context, alias objects.Alias) (*Workflow
 	if err != nil {
 		return nil, fmt.Errorf("load workflow %s: %w", alias, err)
 	}
-	return r.workflowFromNode(ctx, n, plumbing.ZeroHash)
+	return r.workflowFromNode(ctx, n, gitobj.ZeroHash)
 }
 
 // workflowFromNode decodes a Workflow node. tree is the tree that pins it
 // when the caller read it from one; otherwise the pinning tree is built
 // (and written) the way MaterializeWorkflow builds it.
-func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree plumbing.Hash) (*WorkflowInfo, error) {
+func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree gitobj.Hash) (*WorkflowInfo, error) {
 	if tree.IsZero() {
 		// The pinning tree is built below and holds the schema node.
 		if _, err := r.schema("uwf.Workflow"); err != nil {
@@ -164,7 +163,7 @@ func (r *Repo) workflowFromNode(ctx context.Context, n objects.Node, tree plumbi
 
 // decodeWorkflow decodes a Workflow node whose role schemas schemaOf
 // returns (as Store.Schema does).
-func (r *Repo) decodeWorkflow(ctx context.Context, n objects.Node, tree plumbing.Hash, schemaOf func(objects.Alias) (map[string]any, error)) (*WorkflowInfo, error) {
+func (r *Repo) decodeWorkflow(ctx context.Context, n objects.Node, tree gitobj.Hash, schemaOf func(objects.Alias) (map[string]any, error)) (*WorkflowInfo, error) {
 	if n.Type != workflowAlias {
 		return nil, fmt.Errorf("node %s is not a workflow: %w", n.Alias, ErrUnknownWorkflow)
 	}
@@ -209,7 +208,7 @@ func (r *Repo) decodeWorkflow(ctx context.Context, n objects.Node, tree plumbing
 
 // loadWorkflowTree reads the workflow pinned by a tree (a workflow/ subtree
 // or a registry commit's tree) and keeps that exact tree.
-func (r *Repo) loadWorkflowTree(ctx context.Context, tree plumbing.Hash) (*WorkflowInfo, error) {
+func (r *Repo) loadWorkflowTree(ctx context.Context, tree gitobj.Hash) (*WorkflowInfo, error) {
 	// Every commit of a thread, and usually every thread of a workflow
 	// version, pins the same tree: decode it once per process.
 	r.mu.Lock()
@@ -253,7 +252,7 @@ func (r *Repo) loadWorkflowTree(ctx context.Context, tree plumbing.Hash) (*Workf
 }
 
 // learnTree tells the alias index about the alias-named entries of dir.
-func (r *Repo) learnTree(tree plumbing.Hash, dir string) error {
+func (r *Repo) learnTree(tree gitobj.Hash, dir string) error {
 	s := r.Store.Storer()
 	t, err := gitobj.GetTree(s, tree)
 	if err != nil {
@@ -290,7 +289,7 @@ func (r *Repo) Workflows(ctx context.Context) ([]RegisteredWorkflow, error) {
 	}
 	var out []RegisteredWorkflow
 	for _, ref := range refs {
-		rw, err := r.registryEntry(ctx, ref.Name[len(WorkflowsPrefix):], plumbing.NewHash(ref.OID))
+		rw, err := r.registryEntry(ctx, ref.Name[len(WorkflowsPrefix):], gitobj.NewHash(ref.OID))
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +298,7 @@ func (r *Repo) Workflows(ctx context.Context) ([]RegisteredWorkflow, error) {
 	return out, nil
 }
 
-func (r *Repo) registryEntry(ctx context.Context, name string, commit plumbing.Hash) (RegisteredWorkflow, error) {
+func (r *Repo) registryEntry(ctx context.Context, name string, commit gitobj.Hash) (RegisteredWorkflow, error) {
 	c, err := gitobj.GetCommit(r.Store.Storer(), commit)
 	if err != nil {
 		return RegisteredWorkflow{}, fmt.Errorf("read workflow %s: %w", name, err)
@@ -335,7 +334,7 @@ func (r *Repo) WorkflowHistory(ctx context.Context, name string) ([]RegisteredWo
 		if err != nil {
 			return nil, err
 		}
-		c = plumbing.ZeroHash
+		c = gitobj.ZeroHash
 		if len(commit.ParentHashes) > 0 {
 			c = commit.ParentHashes[0]
 		}

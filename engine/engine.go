@@ -10,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/internal/workdir"
 	"github.com/git-uwf/git-uwf/moderator"
@@ -133,7 +132,7 @@ type StepFailedError struct {
 	Agent   string
 	Phase   string
 	Err     error
-	Attempt plumbing.Hash
+	Attempt gitobj.Hash
 }
 
 func (e *StepFailedError) Error() string {

@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // KillFlags are the per-thread kill flags `thread cancel` raises for a
@@ -71,7 +70,7 @@ const killPoll = 100 * time.Millisecond
 type CancelledError struct {
 	Thread chain.ThreadID
 	Reason string
-	Commit plumbing.Hash
+	Commit gitobj.Hash
 }
 
 func (e *CancelledError) Error() string {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 var (
@@ -21,7 +21,7 @@ var (
 // alias. OIDs lists every verified blob.
 type AliasCollisionError struct {
 	Alias Alias
-	OIDs  []plumbing.Hash
+	OIDs  []gitobj.Hash
 }
 
 func (e *AliasCollisionError) Error() string {

@@ -13,10 +13,10 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/gofrs/flock"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // formatVersion is the on-disk format of the alias index. A file with any
@@ -58,8 +58,8 @@ const noTable = "-"
 type index struct {
 	dir string
 
-	aliases   map[Alias][]plumbing.Hash // learned since the table
-	commits   map[plumbing.Hash]struct{}
+	aliases   map[Alias][]gitobj.Hash // learned since the table
+	commits   map[gitobj.Hash]struct{}
 	tips      string
 	loaded    bool
 	tab       *table // the sorted table the log extends; nil if none
@@ -87,8 +87,8 @@ func (x *index) reset() {
 	x.tab.close()
 	x.tab = nil
 	x.records = 0
-	x.aliases = map[Alias][]plumbing.Hash{}
-	x.commits = map[plumbing.Hash]struct{}{}
+	x.aliases = map[Alias][]gitobj.Hash{}
+	x.commits = map[gitobj.Hash]struct{}{}
 	x.tips = ""
 	x.file = nil
 	x.off = 0
@@ -102,7 +102,7 @@ func (x *index) persistent() bool { return x.dir != "" && !x.readOnly }
 func (x *index) logPath() string { return filepath.Join(x.dir, indexLogName) }
 
 // add applies one alias record to memory.
-func (x *index) add(a Alias, oid plumbing.Hash) bool {
+func (x *index) add(a Alias, oid gitobj.Hash) bool {
 	if slices.Contains(x.aliases[a], oid) {
 		return false
 	}
@@ -112,7 +112,7 @@ func (x *index) add(a Alias, oid plumbing.Hash) bool {
 
 // lookup returns the oids indexed under a. A table that cannot be read
 // counts as empty for the lookup (a miss refreshes from the refs).
-func (x *index) lookup(a Alias) []plumbing.Hash {
+func (x *index) lookup(a Alias) []gitobj.Hash {
 	out := x.aliases[a]
 	if x.tab != nil {
 		more, _ := x.tab.lookup(a)
@@ -125,10 +125,10 @@ func (x *index) lookup(a Alias) []plumbing.Hash {
 	return out
 }
 
-func (x *index) has(a Alias, oid plumbing.Hash) bool { return slices.Contains(x.lookup(a), oid) }
+func (x *index) has(a Alias, oid gitobj.Hash) bool { return slices.Contains(x.lookup(a), oid) }
 
 // knownCommit reports whether commit c is fully indexed.
-func (x *index) knownCommit(c plumbing.Hash) bool {
+func (x *index) knownCommit(c gitobj.Hash) bool {
 	if _, ok := x.commits[c]; ok {
 		return true
 	}
@@ -253,16 +253,16 @@ func (x *index) apply(data []byte) {
 	}
 }
 
-func parseHash(s string) (plumbing.Hash, bool) {
+func parseHash(s string) (gitobj.Hash, bool) {
 	if len(s) != 40 {
-		return plumbing.ZeroHash, false
+		return gitobj.ZeroHash, false
 	}
 	for _, c := range []byte(s) {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return plumbing.ZeroHash, false
+			return gitobj.ZeroHash, false
 		}
 	}
-	return plumbing.NewHash(s), true
+	return gitobj.NewHash(s), true
 }
 
 func recordCRC(rec string) string {
@@ -279,11 +279,11 @@ func checkRecord(line string) (string, bool) {
 	return line[:i], true
 }
 
-func aliasRecord(a Alias, oid plumbing.Hash) string {
+func aliasRecord(a Alias, oid gitobj.Hash) string {
 	return record("a " + string(a) + " " + oid.String())
 }
-func commitRecord(c plumbing.Hash) string { return record("c " + c.String()) }
-func tipsRecord(d string) string          { return record("t " + d) }
+func commitRecord(c gitobj.Hash) string { return record("c " + c.String()) }
+func tipsRecord(d string) string        { return record("t " + d) }
 
 // discard replaces a log file of another version, or one whose table is
 // gone, with an empty one. What sync saw is re-checked under the index lock
@@ -360,7 +360,7 @@ func (x *index) locked(fn func() error) error {
 // learn records that blob oid has alias a: at once, in one locked append,
 // or, inside a batch, in memory now and in the log with the batch's
 // append.
-func (x *index) learn(a Alias, oid plumbing.Hash) {
+func (x *index) learn(a Alias, oid gitobj.Hash) {
 	if x.batching == 0 {
 		x.appendRecords([]string{aliasRecord(a, oid)}, nil)
 		return
@@ -464,7 +464,7 @@ func (x *index) appendRecords(safe, claims []string) {
 
 // replaceAll atomically replaces the index with exactly these entries,
 // commits and tips: a new table and an empty log extending it.
-func (x *index) replaceAll(entries []entry, commits []plumbing.Hash, tips string) error {
+func (x *index) replaceAll(entries []entry, commits []gitobj.Hash, tips string) error {
 	if !x.persistent() {
 		x.reset()
 		for _, e := range entries {
@@ -486,7 +486,7 @@ func (x *index) replaceAll(entries []entry, commits []plumbing.Hash, tips string
 
 // writeTableAndLog writes a table and a new log extending it; the index
 // lock must be held.
-func (x *index) writeTableAndLog(entries []entry, commits []plumbing.Hash, tips string) error {
+func (x *index) writeTableAndLog(entries []entry, commits []gitobj.Hash, tips string) error {
 	tag, err := writeTable(x.dir, entries, commits, tips)
 	if err != nil {
 		return err
@@ -512,7 +512,7 @@ func (x *index) compact() {
 			return nil // someone else compacted
 		}
 		var entries []entry
-		var commits []plumbing.Hash
+		var commits []gitobj.Hash
 		if x.tab != nil {
 			var err error
 			if entries, commits, err = x.tab.readAll(); err != nil {

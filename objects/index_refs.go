@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // uwfRefsFromFiles reads the uwf ref tips straight from the ref files of
@@ -13,10 +13,10 @@ import (
 // refs/uwf/ and refs/remotes/, loose winning; see gitrepo.ReadHashRefs).
 // go-git's reference iterator walks every ref with a symlink-resolving
 // stat per path component, which costs seconds with 20,000 loose refs.
-// Symbolic refs are not tips, as with go-git. ok is false when the index
-// is not on disk or the refs cannot be read in-process (reftable, a broken
-// ref, …): the caller then asks go-git.
-func (s *Store) uwfRefsFromFiles() (tips map[string]plumbing.Hash, ok bool) {
+// Symbolic refs are not tips. ok is false when the index is not on disk
+// or the refs cannot be read in-process (reftable, a broken ref, …): the
+// caller then asks git for-each-ref.
+func (s *Store) uwfRefsFromFiles() (tips map[string]gitobj.Hash, ok bool) {
 	dir := s.idx.dir
 	suffix := string(filepath.Separator) + filepath.FromSlash(IndexDirName)
 	if dir == "" || !strings.HasSuffix(dir, suffix) {
@@ -32,10 +32,10 @@ func (s *Store) uwfRefsFromFiles() (tips map[string]plumbing.Hash, ok bool) {
 	if !ok || err != nil {
 		return nil, false
 	}
-	tips = make(map[string]plumbing.Hash, len(refs))
+	tips = make(map[string]gitobj.Hash, len(refs))
 	for _, r := range refs {
-		if IsUWFRef(r.Name) && plumbing.IsHash(r.OID) {
-			tips[r.Name] = plumbing.NewHash(r.OID)
+		if IsUWFRef(r.Name) && gitobj.IsHash(r.OID) {
+			tips[r.Name] = gitobj.NewHash(r.OID)
 		}
 	}
 	return tips, true

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // searchMapped finds what a binary search over the same records finds, for
@@ -49,7 +49,7 @@ func TestSearchMappedAgreesWithBinarySearch(t *testing.T) {
 			dir := t.TempDir()
 			entries := make([]entry, len(tc.aliases))
 			for i, a := range tc.aliases {
-				entries[i] = entry{a, plumbing.ComputeHash(plumbing.BlobObject, fmt.Appendf(nil, "%d", i))}
+				entries[i] = entry{a, gitobj.ComputeHash(gitobj.BlobObject, fmt.Appendf(nil, "%d", i))}
 			}
 			tag, err := writeTable(dir, entries, nil, "0000000000000000")
 			if err != nil {

@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // An alias table is the sorted, immutable part of the alias index (format
@@ -102,12 +102,12 @@ func (t *table) readAt(b []byte, off int64) error {
 	return err
 }
 
-func (t *table) aliasAt(i int) (Alias, plumbing.Hash, error) {
+func (t *table) aliasAt(i int) (Alias, gitobj.Hash, error) {
 	var b [aliasRecLen]byte
 	if err := t.readAt(b[:], int64(tableHeaderLen+i*aliasRecLen)); err != nil {
-		return "", plumbing.ZeroHash, err
+		return "", gitobj.ZeroHash, err
 	}
-	var h plumbing.Hash
+	var h gitobj.Hash
 	copy(h[:], b[AliasLen:])
 	return Alias(b[:AliasLen]), h, nil
 }
@@ -130,12 +130,12 @@ func (t *table) search(a string) (int, error) {
 }
 
 // lookup returns the oids recorded for a.
-func (t *table) lookup(a Alias) ([]plumbing.Hash, error) {
+func (t *table) lookup(a Alias) ([]gitobj.Hash, error) {
 	if t == nil {
 		return nil, nil
 	}
 	i, err := t.search(string(a))
-	var out []plumbing.Hash
+	var out []gitobj.Hash
 	for ; err == nil && i < t.nAliases; i++ {
 		got, oid, rerr := t.aliasAt(i)
 		if rerr != nil {
@@ -172,7 +172,7 @@ func (t *table) withPrefix(p string) ([]Alias, error) {
 }
 
 // hasCommit reports whether commit c was fully indexed into the table.
-func (t *table) hasCommit(c plumbing.Hash) bool {
+func (t *table) hasCommit(c gitobj.Hash) bool {
 	if t == nil {
 		return false
 	}
@@ -194,7 +194,7 @@ func (t *table) hasCommit(c plumbing.Hash) bool {
 }
 
 // readAll reads and checks the whole table.
-func (t *table) readAll() ([]entry, []plumbing.Hash, error) {
+func (t *table) readAll() ([]entry, []gitobj.Hash, error) {
 	data := make([]byte, t.size())
 	if err := t.readAt(data, 0); err != nil {
 		return nil, nil, err
@@ -210,7 +210,7 @@ func (t *table) readAll() ([]entry, []plumbing.Hash, error) {
 		copy(entries[i].oid[:], body[off+AliasLen:off+aliasRecLen])
 		off += aliasRecLen
 	}
-	commits := make([]plumbing.Hash, t.nCommits)
+	commits := make([]gitobj.Hash, t.nCommits)
 	for i := range commits {
 		copy(commits[i][:], body[off:off+20])
 		off += 20
@@ -219,7 +219,7 @@ func (t *table) readAll() ([]entry, []plumbing.Hash, error) {
 }
 
 // writeTable writes a new table in dir and returns its tag.
-func writeTable(dir string, entries []entry, commits []plumbing.Hash, tips string) (string, error) {
+func writeTable(dir string, entries []entry, commits []gitobj.Hash, tips string) (string, error) {
 	entries = slices.Clone(entries)
 	slices.SortFunc(entries, func(a, b entry) int {
 		if c := strings.Compare(string(a.alias), string(b.alias)); c != 0 {
@@ -229,7 +229,7 @@ func writeTable(dir string, entries []entry, commits []plumbing.Hash, tips strin
 	})
 	entries = slices.Compact(entries)
 	commits = slices.Clone(commits)
-	slices.SortFunc(commits, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(commits, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) })
 	commits = slices.Compact(commits)
 
 	d := xxhash.New()

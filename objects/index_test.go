@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 func tables(t *testing.T, gitDir string) []string {
@@ -49,7 +49,7 @@ func TestIndexTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := commitNodes(t, s, plumbing.ZeroHash, append([]Ref{textSchema}, refs...)...)
+	c := commitNodes(t, s, gitobj.ZeroHash, append([]Ref{textSchema}, refs...)...)
 	git(t, dir, "update-ref", "refs/uwf/nodes", c.String())
 
 	// Reindex writes a table and an empty log that names it.
@@ -164,7 +164,7 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 	entries := make([]entry, 100000)
 	for i := range entries {
 		blob := fmt.Appendf(nil, `{"payload":"node %d"}`, i)
-		entries[i] = entry{AliasOf(blob), plumbing.ComputeHash(plumbing.BlobObject, blob)}
+		entries[i] = entry{AliasOf(blob), gitobj.ComputeHash(gitobj.BlobObject, blob)}
 	}
 	tag, err := writeTable(dir, entries, nil, "0000000000000000")
 	if err != nil {
@@ -201,7 +201,7 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 		}
 	})
 	b.Run("map", func(b *testing.B) {
-		m := make(map[Alias]plumbing.Hash, len(entries))
+		m := make(map[Alias]gitobj.Hash, len(entries))
 		for _, e := range entries {
 			m[e.alias] = e.oid
 		}
@@ -215,7 +215,7 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 	})
 }
 
-// The tips read from the ref files are the ones go-git lists.
+// The tips read from the ref files are the ones git for-each-ref lists.
 func TestListTipsFromFiles(t *testing.T) {
 	dir, gitDir := newGitRepo(t)
 	s := openDir(t, gitDir)
@@ -223,7 +223,7 @@ func TestListTipsFromFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c1 := commitNodes(t, s, plumbing.ZeroHash, r)
+	c1 := commitNodes(t, s, gitobj.ZeroHash, r)
 	c2 := commitNodes(t, s, c1, r)
 	git(t, dir, "update-ref", "refs/uwf/threads/A", c1.String())
 	git(t, dir, "update-ref", "refs/uwf/threads/B", c1.String())
@@ -240,7 +240,7 @@ func TestListTipsFromFiles(t *testing.T) {
 	if !ok {
 		t.Fatal("ref files not read")
 	}
-	want := map[string]plumbing.Hash{
+	want := map[string]gitobj.Hash{
 		"refs/uwf/threads/A": c1, "refs/uwf/threads/B": c2, "refs/uwf/threads/D": c2,
 		"refs/remotes/o/uwf/threads/A": c1, // a/b/uwf/…: IsUWFRef takes one-segment remote names
 	}
@@ -256,12 +256,12 @@ func TestListTipsFromFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fromGoGit, err := Open(s.Storer(), "").listTips()
+	_, fromGit, err := Open(s.Storer(), "").listTips()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fromFiles != fromGoGit {
-		t.Fatalf("digest from files %s, from go-git %s", fromFiles, fromGoGit)
+	if fromFiles != fromGit {
+		t.Fatalf("digest from files %s, from git for-each-ref %s", fromFiles, fromGit)
 	}
 }
 
@@ -310,7 +310,7 @@ func TestIndexBatchLearn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := commitNodes(t, setup, plumbing.ZeroHash, schema)
+			c := commitNodes(t, setup, gitobj.ZeroHash, schema)
 			git(t, dir, "update-ref", "refs/uwf/a", c.String())
 			if err := setup.Refresh(t.Context()); err != nil {
 				t.Fatal(err)
@@ -325,7 +325,7 @@ func TestIndexBatchLearn(t *testing.T) {
 					t.Fatal(err)
 				}
 				oid := git(t, dir, "hash-object", "-w", path)
-				want = append(want, Ref{Alias: AliasOf(blob), OID: plumbing.NewHash(oid)})
+				want = append(want, Ref{Alias: AliasOf(blob), OID: gitobj.NewHash(oid)})
 			}
 			if tc.torn {
 				f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Node is a decoded node blob.
 type Node struct {
 	Alias   Alias           // alias of the blob bytes
-	OID     plumbing.Hash   // git blob oid (zero when decoded from bytes alone)
+	OID     gitobj.Hash     // git blob oid (zero when decoded from bytes alone)
 	Type    Alias           // alias of the schema node; == Alias for the meta-schema
 	Payload json.RawMessage // canonical JSON
 }
@@ -19,7 +19,7 @@ type Node struct {
 // Ref names a stored node both ways.
 type Ref struct {
 	Alias Alias
-	OID   plumbing.Hash
+	OID   gitobj.Hash
 }
 
 // SelfTyped reports whether n is its own type (the meta-schema).

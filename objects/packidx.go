@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // packIndexes answers "is this object in a pack?" by reading only the part
@@ -94,7 +94,7 @@ func (p *packIndexes) open(path string) (*packFile, error) {
 var idxMagic = []byte{0xff, 't', 'O', 'c'}
 
 // errIdxFormat marks an index this reader does not handle (version 1 or
-// damaged): the caller asks go-git instead.
+// damaged): the caller asks git cat-file instead.
 var errIdxFormat = errors.New("unsupported pack index")
 
 // reset forgets the pack list, so the next lookup lists the directory again.
@@ -107,7 +107,7 @@ func (p *packIndexes) reset() {
 
 // has reports whether a pack index lists h. errIdxFormat means some index
 // could not be read this way (the answer is then unknown).
-func (p *packIndexes) has(h plumbing.Hash) (bool, error) {
+func (p *packIndexes) has(h gitobj.Hash) (bool, error) {
 	_, _, found, err := p.locate(h)
 	return found, err
 }
@@ -115,7 +115,7 @@ func (p *packIndexes) has(h plumbing.Hash) (bool, error) {
 // locate finds h in the pack indexes: the .idx path that lists it and the
 // offset of its entry in the matching .pack. errIdxFormat means some index
 // could not be read this way (the answer is then unknown).
-func (p *packIndexes) locate(h plumbing.Hash) (idx string, offset int64, found bool, err error) {
+func (p *packIndexes) locate(h gitobj.Hash) (idx string, offset int64, found bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.scan(); err != nil {
@@ -138,7 +138,7 @@ func (p *packIndexes) locate(h plumbing.Hash) (idx string, offset int64, found b
 
 // offsetIn finds h in the one index idx, for a delta whose base is named
 // by its id: its base lives in the same pack.
-func (p *packIndexes) offsetIn(idx string, h plumbing.Hash) (int64, bool, error) {
+func (p *packIndexes) offsetIn(idx string, h gitobj.Hash) (int64, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.lookup(idx, h)
@@ -166,7 +166,7 @@ func (p *packIndexes) scan() error {
 
 // lookup binary-searches one version 2 index for h and reads the offset
 // of its pack entry; p.mu is held.
-func (p *packIndexes) lookup(path string, h plumbing.Hash) (int64, bool, error) {
+func (p *packIndexes) lookup(path string, h gitobj.Hash) (int64, bool, error) {
 	f, err := p.open(path)
 	if err != nil {
 		return 0, false, err

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // packedRepo returns a git dir whose n blobs all live in one pack (indexed
 // with the given .idx version), and their ids.
-func packedRepo(t *testing.T, n, idxVersion int) (string, []plumbing.Hash) {
+func packedRepo(t *testing.T, n, idxVersion int) (string, []gitobj.Hash) {
 	t.Helper()
 	dir, gitDir := newGitRepo(t)
 	var input strings.Builder
@@ -25,9 +25,9 @@ func packedRepo(t *testing.T, n, idxVersion int) (string, []plumbing.Hash) {
 		}
 		input.WriteString(name + "\n")
 	}
-	var oids []plumbing.Hash
+	var oids []gitobj.Hash
 	for _, line := range strings.Fields(gitStdin(t, dir, input.String(), "hash-object", "-w", "--stdin-paths")) {
-		oids = append(oids, plumbing.NewHash(line))
+		oids = append(oids, gitobj.NewHash(line))
 	}
 	list := strings.Join(hexes(oids), "\n") + "\n"
 	gitStdin(t, dir, list, "pack-objects", "-q", fmt.Sprintf("--index-version=%d", idxVersion), filepath.Join(gitDir, "objects", "pack", "pack"))
@@ -35,7 +35,7 @@ func packedRepo(t *testing.T, n, idxVersion int) (string, []plumbing.Hash) {
 	return gitDir, oids
 }
 
-func hexes(oids []plumbing.Hash) []string {
+func hexes(oids []gitobj.Hash) []string {
 	out := make([]string, len(oids))
 	for i, h := range oids {
 		out[i] = h.String()
@@ -51,10 +51,10 @@ func TestPackIndexLookup(t *testing.T) {
 			t.Fatalf("has(%s) = %v, %v; want true", h, ok, err)
 		}
 	}
-	absent := []plumbing.Hash{
-		plumbing.ComputeHash(plumbing.BlobObject, []byte("not stored")),
+	absent := []gitobj.Hash{
+		gitobj.ComputeHash(gitobj.BlobObject, []byte("not stored")),
 		{}, // all zero: below every name
-		plumbing.NewHash(strings.Repeat("f", 40)),
+		gitobj.NewHash(strings.Repeat("f", 40)),
 	}
 	for _, h := range absent {
 		if ok, err := p.has(h); ok || err != nil {
@@ -93,7 +93,7 @@ func TestStorerHasAndCache(t *testing.T) {
 	// Written loose, then its file removed: this process wrote it, so it is
 	// still answered (from the cache), without reading the file back.
 	obj := st.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
+	obj.SetType(gitobj.BlobObject)
 	w, _ := obj.Writer()
 	if _, err := w.Write([]byte("fresh\n")); err != nil {
 		t.Fatal(err)
@@ -115,15 +115,15 @@ func TestStorerHasAndCache(t *testing.T) {
 	if err := st.HasEncodedObject(h); err != nil {
 		t.Fatalf("written object: %v", err)
 	}
-	got, err := st.EncodedObject(plumbing.BlobObject, h)
+	got, err := st.EncodedObject(gitobj.BlobObject, h)
 	if err != nil || got.Hash() != h {
 		t.Fatalf("written object: %v, %v", got, err)
 	}
-	if _, err := st.EncodedObject(plumbing.CommitObject, h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+	if _, err := st.EncodedObject(gitobj.CommitObject, h); !errors.Is(err, gitobj.ErrObjectNotFound) {
 		t.Fatalf("wrong type: %v", err)
 	}
 	// Another storer never saw it: the file is gone, so it is absent there.
-	if err := other.HasEncodedObject(h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+	if err := other.HasEncodedObject(h); !errors.Is(err, gitobj.ErrObjectNotFound) {
 		t.Fatalf("other storer: %v", err)
 	}
 }

@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // IsUWFRef reports whether the alias index follows the ref name:
@@ -30,7 +29,7 @@ func IsUWFRef(name string) bool {
 
 type tip struct {
 	name string
-	hash plumbing.Hash
+	hash gitobj.Hash
 }
 
 // listTips returns the uwf ref tips sorted by name and their digest.
@@ -42,20 +41,33 @@ func (s *Store) listTips() ([]tip, string, error) {
 		}
 		return sortTips(tips)
 	}
-	iter, err := s.st.IterReferences()
+	tips, err := s.st.uwfTips()
 	if err != nil {
-		return nil, "", fmt.Errorf("list refs: %w", err)
-	}
-	err = iter.ForEach(func(r *plumbing.Reference) error {
-		if r.Type() == plumbing.HashReference && IsUWFRef(r.Name().String()) {
-			tips = append(tips, tip{r.Name().String(), r.Hash()})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, "", fmt.Errorf("list refs: %w", err)
+		return nil, "", err
 	}
 	return sortTips(tips)
+}
+
+// uwfTips lists the uwf ref tips through `git for-each-ref`, for when the
+// ref files cannot be read in-process. Symbolic refs are not tips.
+func (db *DB) uwfTips() ([]tip, error) {
+	run, err := gitrepo.NewRunner(db.gitDir, []string{"GIT_DIR=" + db.gitDir})
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	out, err := run.Run(context.Background(), nil, "for-each-ref",
+		"--format=%(objectname) %(refname) %(symref)", "refs/uwf/", "refs/remotes/")
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	var tips []tip
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line) // a third field names a symbolic ref's target
+		if len(f) == 2 && IsUWFRef(f[1]) && gitobj.IsHash(f[0]) {
+			tips = append(tips, tip{f[1], gitobj.NewHash(f[0])})
+		}
+	}
+	return tips, nil
 }
 
 // sortTips sorts tips by name and computes their digest.
@@ -118,7 +130,7 @@ func (s *Store) Reindex(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	sc := newScanner(s, func(plumbing.Hash) bool { return false })
+	sc := newScanner(s, func(gitobj.Hash) bool { return false })
 	if err := sc.scanTips(ctx, tips); err != nil {
 		return 0, fmt.Errorf("reindex: %w", err)
 	}
@@ -135,23 +147,23 @@ func (s *Store) Reindex(ctx context.Context) (int, error) {
 
 type entry struct {
 	alias Alias
-	oid   plumbing.Hash
+	oid   gitobj.Hash
 }
 
 // scanner collects alias entries from commit trees, in an order where every
 // commit comes after its ancestors and after its own entries.
 type scanner struct {
 	s       *Store
-	known   func(plumbing.Hash) bool
-	done    map[plumbing.Hash]bool // commits visited in this scan
-	trees   map[plumbing.Hash]bool // trees walked in this scan
+	known   func(gitobj.Hash) bool
+	done    map[gitobj.Hash]bool // commits visited in this scan
+	trees   map[gitobj.Hash]bool // trees walked in this scan
 	pairs   map[entry]bool
 	entries []entry
-	commits []plumbing.Hash
+	commits []gitobj.Hash
 }
 
-func newScanner(s *Store, known func(plumbing.Hash) bool) *scanner {
-	return &scanner{s: s, known: known, done: map[plumbing.Hash]bool{}, trees: map[plumbing.Hash]bool{}, pairs: map[entry]bool{}}
+func newScanner(s *Store, known func(gitobj.Hash) bool) *scanner {
+	return &scanner{s: s, known: known, done: map[gitobj.Hash]bool{}, trees: map[gitobj.Hash]bool{}, pairs: map[entry]bool{}}
 }
 
 func (sc *scanner) scanTips(ctx context.Context, tips []tip) error {
@@ -167,23 +179,23 @@ func (sc *scanner) scanTips(ctx context.Context, tips []tip) error {
 }
 
 // scanObject indexes whatever a ref points at: a commit, a tree or a tag.
-func (sc *scanner) scanObject(ctx context.Context, h plumbing.Hash, depth int) error {
+func (sc *scanner) scanObject(ctx context.Context, h gitobj.Hash, depth int) error {
 	if depth > 16 {
 		return nil
 	}
-	obj, err := sc.s.st.EncodedObject(plumbing.AnyObject, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	obj, err := sc.s.st.EncodedObject(gitobj.AnyObject, h)
+	if errors.Is(err, gitobj.ErrObjectNotFound) {
 		return nil // missing (shallow or partial clone): nothing to index
 	}
 	if err != nil {
 		return err
 	}
 	switch obj.Type() {
-	case plumbing.CommitObject:
+	case gitobj.CommitObject:
 		return sc.scanHistory(ctx, h)
-	case plumbing.TreeObject:
+	case gitobj.TreeObject:
 		return sc.scanTree(h)
-	case plumbing.TagObject:
+	case gitobj.TagObject:
 		target, err := gitobj.TagTarget(obj)
 		if err != nil {
 			return err
@@ -194,18 +206,18 @@ func (sc *scanner) scanObject(ctx context.Context, h plumbing.Hash, depth int) e
 }
 
 // scanHistory walks a commit's not-yet-indexed history, ancestors first.
-func (sc *scanner) scanHistory(ctx context.Context, tipHash plumbing.Hash) error {
+func (sc *scanner) scanHistory(ctx context.Context, tipHash gitobj.Hash) error {
 	type frame struct {
 		c    *gitobj.Commit
 		next int // index of the next parent to visit
 	}
-	visit := func(h plumbing.Hash) (*gitobj.Commit, error) {
+	visit := func(h gitobj.Hash) (*gitobj.Commit, error) {
 		if sc.done[h] || sc.known(h) {
 			return nil, nil
 		}
 		sc.done[h] = true
 		c, err := gitobj.GetCommit(sc.s.st, h)
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
+		if errors.Is(err, gitobj.ErrObjectNotFound) {
 			return nil, nil
 		}
 		return c, err
@@ -242,13 +254,13 @@ func (sc *scanner) scanHistory(ctx context.Context, tipHash plumbing.Hash) error
 }
 
 // scanTree records every blob entry named by an alias, recursively.
-func (sc *scanner) scanTree(h plumbing.Hash) error {
+func (sc *scanner) scanTree(h gitobj.Hash) error {
 	if sc.trees[h] {
 		return nil
 	}
 	sc.trees[h] = true
 	t, err := gitobj.GetTree(sc.s.st, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	if errors.Is(err, gitobj.ErrObjectNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -256,11 +268,11 @@ func (sc *scanner) scanTree(h plumbing.Hash) error {
 	}
 	for _, e := range t.Entries {
 		switch e.Mode {
-		case filemode.Dir:
+		case gitobj.ModeDir:
 			if err := sc.scanTree(e.Hash); err != nil {
 				return err
 			}
-		case filemode.Regular, filemode.Executable, filemode.Deprecated:
+		case gitobj.ModeRegular, gitobj.ModeExecutable, gitobj.ModeDeprecated:
 			if IsAlias(e.Name) {
 				en := entry{Alias(e.Name), e.Hash}
 				if !sc.pairs[en] {

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
@@ -39,13 +38,13 @@ const windowSlack = 2 * time.Second
 type builder struct {
 	repo     *chain.Repo
 	lines    map[chain.ThreadID]*line
-	families map[plumbing.Hash]*family // by the start commit
-	missing  map[string]error          // thread ids that do not resolve
-	byName   map[string]*line          // thread ids and prefixes as trailers spell them
+	families map[gitobj.Hash]*family // by the start commit
+	missing  map[string]error        // thread ids that do not resolve
+	byName   map[string]*line        // thread ids and prefixes as trailers spell them
 	// remote and remoteHeads are the --remote and its threads, listed
 	// before any trailer is resolved.
 	remote      string
-	remoteHeads map[chain.ThreadID]plumbing.Hash
+	remoteHeads map[chain.ThreadID]gitobj.Hash
 	// tracking and remotes are read once, on the first thread that is
 	// not here.
 	tracking []trackedThread
@@ -75,19 +74,19 @@ type line struct {
 	id      chain.ThreadID
 	thread  *chain.Thread
 	entries []*chain.Entry
-	index   map[plumbing.Hash]int // commit → position in entries
-	parents []string              // hex of each entry's parent, for trailer prefixes
+	index   map[gitobj.Hash]int // commit → position in entries
+	parents []string            // hex of each entry's parent, for trailer prefixes
 	family  *family
 }
 
 // family is every thread that shares a start commit (a thread and its forks).
 type family struct {
-	start plumbing.Hash
+	start gitobj.Hash
 	lines []*line // by id
 }
 
 func newBuilder(repo *chain.Repo) *builder {
-	return &builder{repo: repo, lines: map[chain.ThreadID]*line{}, families: map[plumbing.Hash]*family{}, missing: map[string]error{}, byName: map[string]*line{}}
+	return &builder{repo: repo, lines: map[chain.ThreadID]*line{}, families: map[gitobj.Hash]*family{}, missing: map[string]error{}, byName: map[string]*line{}}
 }
 
 // Build reads the range and resolves every trailer. Errors are for a range
@@ -113,8 +112,8 @@ func Build(ctx context.Context, repo *chain.Repo, opts Options) (*Report, error)
 		return nil, err
 	}
 	rep := &Report{Range: s.Display, Commits: make([]Commit, 0, len(commits)), Threads: []Thread{}, Problems: []Problem{}}
-	held := map[plumbing.Hash][]string{} // step commit → code commits naming it
-	var order []*line                    // lines in order of first appearance
+	held := map[gitobj.Hash][]string{} // step commit → code commits naming it
+	var order []*line                  // lines in order of first appearance
 	namedAs := map[*line][]string{}
 	for _, cc := range commits {
 		c := Commit{Commit: cc.Commit, Short: shortID(cc.Commit), Subject: cc.Subject, Author: cc.Author, Time: cc.Time, Steps: []StepLink{}}
@@ -462,7 +461,7 @@ func (b *builder) loadLine(ctx context.Context, id chain.ThreadID) (*line, error
 	if err != nil {
 		return nil, fmt.Errorf("thread %s: %w", id, err)
 	}
-	ln := &line{id: id, thread: t, entries: entries, index: make(map[plumbing.Hash]int, len(entries)), parents: make([]string, len(entries))}
+	ln := &line{id: id, thread: t, entries: entries, index: make(map[gitobj.Hash]int, len(entries)), parents: make([]string, len(entries))}
 	for i, e := range entries {
 		ln.index[e.Commit] = i
 		ln.parents[i] = e.Parent.String()

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
 // checkRemote verifies that a reviewer who fetches from remote can follow
 // every step of the range: some thread ref on the remote holds the step.
-func (b *builder) checkRemote(ctx context.Context, remote string, lines []*line, held map[plumbing.Hash][]string) ([]Problem, error) {
+func (b *builder) checkRemote(ctx context.Context, remote string, lines []*line, held map[gitobj.Hash][]string) ([]Problem, error) {
 	remoteHeads, err := b.listRemote(ctx, remote)
 	if err != nil {
 		return nil, err
@@ -38,7 +37,7 @@ func (b *builder) checkRemote(ctx context.Context, remote string, lines []*line,
 }
 
 // listRemote lists the threads of remote (git ls-remote, once per Build).
-func (b *builder) listRemote(ctx context.Context, remote string) (map[chain.ThreadID]plumbing.Hash, error) {
+func (b *builder) listRemote(ctx context.Context, remote string) (map[chain.ThreadID]gitobj.Hash, error) {
 	if b.remoteHeads != nil {
 		return b.remoteHeads, nil
 	}
@@ -49,14 +48,14 @@ func (b *builder) listRemote(ctx context.Context, remote string) (map[chain.Thre
 	if err != nil {
 		return nil, fmt.Errorf("list the threads of remote %s: %w", remote, err)
 	}
-	heads := map[chain.ThreadID]plumbing.Hash{}
+	heads := map[chain.ThreadID]gitobj.Hash{}
 	for l := range strings.SplitSeq(string(out), "\n") {
 		oid, name, ok := strings.Cut(strings.TrimSpace(l), "\t")
 		if !ok || !strings.HasPrefix(name, chain.ThreadsPrefix) {
 			continue
 		}
 		if id, err := chain.ParseThreadID(strings.TrimPrefix(name, chain.ThreadsPrefix)); err == nil {
-			heads[id] = plumbing.NewHash(oid)
+			heads[id] = gitobj.NewHash(oid)
 		}
 	}
 	b.remoteHeads = heads
@@ -65,7 +64,7 @@ func (b *builder) listRemote(ctx context.Context, remote string) (map[chain.Thre
 
 // onRemote returns "" when a thread on the remote holds step e of ln, and
 // otherwise what is wrong and what to run.
-func (b *builder) onRemote(ctx context.Context, remote string, ln *line, e *chain.Entry, heads map[chain.ThreadID]plumbing.Hash) (string, error) {
+func (b *builder) onRemote(ctx context.Context, remote string, ln *line, e *chain.Entry, heads map[chain.ThreadID]gitobj.Hash) (string, error) {
 	step := ln.index[e.Commit]
 	unfetched := ""
 	for _, fl := range ln.family.lines {
@@ -96,7 +95,7 @@ func (b *builder) onRemote(ctx context.Context, remote string, ln *line, e *chai
 	return fmt.Sprintf("step %d (%s) of thread %s is not on remote %s: the remote's thread does not hold it yet, run git uwf push %s", step, shortAlias(string(e.Node.Alias)), ln.id, remote, remote), nil
 }
 
-func (b *builder) hasCommit(ctx context.Context, h plumbing.Hash) bool {
+func (b *builder) hasCommit(ctx context.Context, h gitobj.Hash) bool {
 	_, err := b.repo.Git.Output(ctx, "cat-file", "-e", h.String()+"^{commit}")
 	return err == nil
 }

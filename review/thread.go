@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 // threadOf renders a line: its task, its whole path with the steps that
 // committed marked, its failed attempts and its forks.
-func (b *builder) threadOf(ctx context.Context, ln *line, held map[plumbing.Hash][]string, namedAs []string) (Thread, error) {
+func (b *builder) threadOf(ctx context.Context, ln *line, held map[gitobj.Hash][]string, namedAs []string) (Thread, error) {
 	t := ln.thread
 	out := Thread{Thread: string(ln.id), Task: t.Start.Prompt, Head: t.Head.Commit.String(),
 		Path: make([]Step, 0, len(ln.entries)), FailedAttempts: []Attempt{}, Forks: []Fork{}, NamedAs: namedAs}

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
@@ -322,7 +320,7 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		res.Kind = KindUpToDate
 		return res
 	}
-	remote := plumbing.NewHash(remoteOID)
+	remote := gitobj.NewHash(remoteOID)
 	var entries []*chain.Entry // a valid remote thread's commits, start first
 	validate := func() (reason string, err error) {
 		switch ns {
@@ -345,7 +343,7 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 		res.Kind, res.New, res.Steps = KindNew, remoteOID, rc.count(ctx, ns, entries, "", remoteOID)
 		return res
 	}
-	local := plumbing.NewHash(localOID)
+	local := gitobj.NewHash(localOID)
 	ahead, err := rc.repo.IsAncestor(ctx, remote, local)
 	if err != nil {
 		return fail(KindError, "compare with %s: %v", rc.remote, err)
@@ -390,7 +388,7 @@ func (rc *reconciler) one(ctx context.Context, name, remoteOID string) Result {
 
 // forkThread keeps both lines of a diverged thread: the name moves to the
 // remote line, the local line is saved as the derived fork thread.
-func (rc *reconciler) forkThread(ctx context.Context, res Result, id chain.ThreadID, local, remote plumbing.Hash) Result {
+func (rc *reconciler) forkThread(ctx context.Context, res Result, id chain.ThreadID, local, remote gitobj.Hash) Result {
 	c, err := gitobj.GetCommit(rc.repo.Store.Storer(), local)
 	if err != nil {
 		res.Kind, res.Reason = KindError, fmt.Sprintf("read local tip %s: %v", local, err)
@@ -403,7 +401,7 @@ func (rc *reconciler) forkThread(ctx context.Context, res Result, id chain.Threa
 
 // forkWorkflow keeps both lines of a diverged workflow registry, unless
 // every local version is already on the remote line.
-func (rc *reconciler) forkWorkflow(ctx context.Context, res Result, name string, local, remote plumbing.Hash) Result {
+func (rc *reconciler) forkWorkflow(ctx context.Context, res Result, name string, local, remote gitobj.Hash) Result {
 	missing, err := rc.localOnlyTrees(ctx, local, remote)
 	if err != nil {
 		res.Kind, res.Reason = KindError, err.Error()
@@ -423,14 +421,14 @@ func (rc *reconciler) forkWorkflow(ctx context.Context, res Result, name string,
 
 // saveAndMove points fork at local (unless it already holds local) and
 // moves res.Ref from local to remote, in one transaction.
-func (rc *reconciler) saveAndMove(ctx context.Context, res Result, fork string, local, remote plumbing.Hash, reason string) Result {
+func (rc *reconciler) saveAndMove(ctx context.Context, res Result, fork string, local, remote gitobj.Hash, reason string) Result {
 	updates := []gitrepo.RefUpdate{{Ref: res.Ref, Old: local.String(), New: remote.String()}}
 	switch existing := rc.local[fork]; {
 	case existing == "":
 		updates = append(updates, gitrepo.RefUpdate{Ref: fork, Old: gitrepo.ZeroOID, New: local.String()})
 	case existing == local.String():
 	default:
-		kept, err := rc.repo.IsAncestor(ctx, local, plumbing.NewHash(existing))
+		kept, err := rc.repo.IsAncestor(ctx, local, gitobj.NewHash(existing))
 		if err != nil || !kept {
 			res.Kind = KindError
 			res.Reason = fmt.Sprintf("cannot save your line: %s already exists and does not contain %s", fork, local)
@@ -445,7 +443,7 @@ func (rc *reconciler) saveAndMove(ctx context.Context, res Result, fork string, 
 // mergeAttempts replays the local-only attempts (newest first on the
 // second-parent chain) onto the remote's attempts log, keeping each
 // attempt's tree, message, signatures and thread head.
-func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.ThreadID, local, remote plumbing.Hash) Result {
+func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.ThreadID, local, remote gitobj.Hash) Result {
 	s := rc.repo.Store.Storer()
 	var mine []*gitobj.Commit // newest first
 	for c := local; !c.IsZero(); {
@@ -463,7 +461,7 @@ func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.Th
 			return res
 		}
 		mine = append(mine, commit)
-		c = plumbing.ZeroHash
+		c = gitobj.ZeroHash
 		if len(commit.ParentHashes) > 1 {
 			c = commit.ParentHashes[1]
 		}
@@ -471,9 +469,9 @@ func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.Th
 	tip := remote
 	for i := len(mine) - 1; i >= 0; i-- {
 		old := mine[i]
-		parents := []plumbing.Hash{tip}
+		parents := []gitobj.Hash{tip}
 		if len(old.ParentHashes) > 0 {
-			parents = []plumbing.Hash{old.ParentHashes[0], tip}
+			parents = []gitobj.Hash{old.ParentHashes[0], tip}
 		}
 		n := &gitobj.Commit{Author: old.Author, Committer: old.Committer, Message: old.Message,
 			TreeHash: old.TreeHash, ParentHashes: parents}
@@ -498,7 +496,7 @@ func (rc *reconciler) mergeAttempts(ctx context.Context, res Result, id chain.Th
 
 // localOnlyTrees counts the commits on local but not on remote whose tree
 // (the registered version) appears nowhere in remote's history.
-func (rc *reconciler) localOnlyTrees(ctx context.Context, local, remote plumbing.Hash) (int, error) {
+func (rc *reconciler) localOnlyTrees(ctx context.Context, local, remote gitobj.Hash) (int, error) {
 	theirs, err := rc.repo.Git.Output(ctx, "log", "--format=%T", remote.String())
 	if err != nil {
 		return 0, fmt.Errorf("list versions on %s: %w", rc.remote, err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
@@ -17,7 +15,7 @@ import (
 // belonging to that start and continuing the commit before it, a cancel
 // only at the end, and a readable pinned workflow. It returns the reason it
 // is not, or "" and the thread's commits from the start to tip.
-func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip plumbing.Hash) (string, []*chain.Entry, error) {
+func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip gitobj.Hash) (string, []*chain.Entry, error) {
 	entries, err := walkFetched(ctx, repo, tip)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -76,7 +74,7 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 // entry cache: a fetch reads each of thousands of new threads once, so
 // writing a cache file per thread there cost more than it saved (about a
 // tenth of a fetch's CPU), and later reads fill it when they need it.
-func walkFetched(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) ([]*chain.Entry, error) {
+func walkFetched(ctx context.Context, repo *chain.Repo, tip gitobj.Hash) ([]*chain.Entry, error) {
 	var rev []*chain.Entry
 	for c := tip; !c.IsZero(); {
 		if err := ctx.Err(); err != nil {
@@ -101,7 +99,7 @@ func walkFetched(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) ([]*c
 
 // validateWorkflow checks that tip is a registry commit pinning a readable
 // workflow.
-func validateWorkflow(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) (string, error) {
+func validateWorkflow(ctx context.Context, repo *chain.Repo, tip gitobj.Hash) (string, error) {
 	if _, err := repo.WorkflowAt(ctx, tip); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -114,7 +112,7 @@ func validateWorkflow(ctx context.Context, repo *chain.Repo, tip plumbing.Hash) 
 // validateAttempts checks that tip looks like an attempts log entry: a
 // commit with one or two parents (the thread head, the previous attempt)
 // whose tree holds a FailedAttempt node.
-func validateAttempts(repo *chain.Repo, tip plumbing.Hash) (string, error) {
+func validateAttempts(repo *chain.Repo, tip gitobj.Hash) (string, error) {
 	c, err := gitobj.GetCommit(repo.Store.Storer(), tip)
 	if err != nil {
 		return fmt.Sprintf("read commit %s: %v", tip, err), nil

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/graph"
 	"github.com/git-uwf/git-uwf/graph/threadgraph"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // statusChoices are the list filter's states; "active" is every state but
@@ -77,7 +77,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		workflows := map[string]bool{}
 		// The threads of each start commit that has forks, for the fork
 		// column of the rows shown.
-		families := map[string]map[chain.ThreadID]plumbing.Hash{}
+		families := map[string]map[chain.ThreadID]gitobj.Hash{}
 		// Filter in place: the list is this request's own.
 		kept := all[:0]
 		needle := strings.ToLower(p.Query)
@@ -85,9 +85,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 			workflows[sum.Workflow] = true
 			if sum.Fork {
 				if families[sum.StartCommit] == nil {
-					families[sum.StartCommit] = map[chain.ThreadID]plumbing.Hash{}
+					families[sum.StartCommit] = map[chain.ThreadID]gitobj.Hash{}
 				}
-				families[sum.StartCommit][sum.Thread] = plumbing.NewHash(sum.HeadCommit)
+				families[sum.StartCommit][sum.Thread] = gitobj.NewHash(sum.HeadCommit)
 			}
 			if !statusMatches(p.Status, sum.Status) || (p.Workflow != "" && sum.Workflow != p.Workflow) ||
 				(p.Branch != "" && sum.Branch != p.Branch) {
@@ -134,9 +134,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 // its chain: its step count and, for a fork, the thread it was forked from
 // among family (the threads with its start commit). A thread whose chain
 // cannot be read shows no steps and no origin.
-func rowOf(ctx context.Context, repo *chain.Repo, sum chain.Summary, family map[chain.ThreadID]plumbing.Hash) listRow {
+func rowOf(ctx context.Context, repo *chain.Repo, sum chain.Summary, family map[chain.ThreadID]gitobj.Hash) listRow {
 	row := listRow{Summary: sum, Next: nextOf(sum)}
-	entries, err := repo.Chain(ctx, plumbing.NewHash(sum.HeadCommit))
+	entries, err := repo.Chain(ctx, gitobj.NewHash(sum.HeadCommit))
 	if err != nil || len(entries) == 0 {
 		return row
 	}

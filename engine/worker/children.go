@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // childRefspecs returns the refspecs that push, with a step, the child
@@ -16,7 +15,7 @@ import (
 // atomic push.
 func (w *Worker) childRefspecs(ctx context.Context, base, head string) ([]string, error) {
 	cs := w.newChildSpecs()
-	for c := plumbing.NewHash(head); c.String() != base && !c.IsZero(); {
+	for c := gitobj.NewHash(head); c.String() != base && !c.IsZero(); {
 		e, err := w.Repo.Entry(ctx, c)
 		if err != nil {
 			return nil, err

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // TestPlayedThrough: a listed thread at the child id of another listed
@@ -18,7 +17,7 @@ func TestPlayedThrough(t *testing.T) {
 	parent := chain.ThreadID("01KDYAK3480000000000000000")
 	role := "fix"
 	childOf := func(role string) chain.ThreadID {
-		return chain.ChildID(parent, &chain.Entry{Commit: plumbing.NewHash(head), Time: at}, role)
+		return chain.ChildID(parent, &chain.Entry{Commit: gitobj.NewHash(head), Time: at}, role)
 	}
 	summary := func(id chain.ThreadID, status chain.Status, role string) chain.Summary {
 		s := chain.Summary{Thread: id, Status: status, HeadCommit: head, CreatedAt: id.Time().UTC(), UpdatedAt: at}

@@ -10,15 +10,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
 func (w *Worker) readLease(oid string) (*Lease, error) {
-	c, err := gitobj.GetCommit(w.Repo.Store.Storer(), plumbing.NewHash(oid))
+	c, err := gitobj.GetCommit(w.Repo.Store.Storer(), gitobj.NewHash(oid))
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +75,7 @@ func ReadLease(ctx context.Context, repo *chain.Repo, remote string, id chain.Th
 		if r.Name != ref {
 			continue
 		}
-		c, err := gitobj.GetCommit(repo.Store.Storer(), plumbing.NewHash(r.OID))
+		c, err := gitobj.GetCommit(repo.Store.Storer(), gitobj.NewHash(r.OID))
 		if err != nil {
 			return nil, err
 		}

@@ -1,13 +1,15 @@
-// Package gitobj reads and writes git's commit, tree and tag objects
-// through go-git's object storage.
+// Package gitobj holds git's object ids and object types, and reads and
+// writes git's commit, tree and tag objects through a Storer (objects.DB).
 //
-// It stands in for go-git's plumbing/object package, which links an OpenPGP
-// implementation for commit signature verification: its package
-// initialisation (curve tables and more) ran in every git-uwf process,
-// though git-uwf neither signs nor verifies commits. This package decodes
+// It stands in for go-git's plumbing and plumbing/object packages, whose
+// dependencies' initialisation (OpenPGP curve tables, a collision-detecting
+// SHA-1 that probes the CPU, encoding/gob, …) ran in every git-uwf process,
+// though git-uwf neither signs nor verifies commits. Ids are computed with
+// crypto/sha1: the same ids as git's collision-detecting SHA-1 gives for
+// every object but a crafted collision. This package decodes
 // what git-uwf reads (the tree, the parents, author, committer and message
 // of a commit; a tree's entries; a tag's target) and encodes commits and
-// trees in git's canonical layout, byte for byte as go-git does.
+// trees in git's canonical layout, byte for byte as git does.
 package gitobj
 
 import (
@@ -20,10 +22,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Errors of decoding and of tree lookups.
@@ -34,8 +32,23 @@ var (
 	ErrUnsorted          = errors.New("tree entries are not in git's order")
 )
 
+// Storer reads and writes objects by id; objects.DB is one.
+type Storer interface {
+	// EncodedObject reads an object of type t (AnyObject: of
+	// any type); a missing object, or one of another type, is
+	// ErrObjectNotFound.
+	EncodedObject(t ObjectType, h Hash) (EncodedObject, error)
+	// HasEncodedObject returns nil when h is stored and
+	// ErrObjectNotFound when it is not.
+	HasEncodedObject(h Hash) error
+	// NewEncodedObject returns an empty object for SetEncodedObject.
+	NewEncodedObject() EncodedObject
+	// SetEncodedObject stores an object and returns its id.
+	SetEncodedObject(o EncodedObject) (Hash, error)
+}
+
 // read returns the content of an object of the wanted type.
-func read(o plumbing.EncodedObject, want plumbing.ObjectType) ([]byte, error) {
+func read(o EncodedObject, want ObjectType) ([]byte, error) {
 	if o.Type() != want {
 		return nil, fmt.Errorf("object %s is a %s, not a %s", o.Hash(), o.Type(), want)
 	}
@@ -52,7 +65,7 @@ func read(o plumbing.EncodedObject, want plumbing.ObjectType) ([]byte, error) {
 }
 
 // write encodes an object with content b.
-func write(o plumbing.EncodedObject, typ plumbing.ObjectType, b []byte) error {
+func write(o EncodedObject, typ ObjectType, b []byte) error {
 	o.SetType(typ)
 	o.SetSize(int64(len(b)))
 	w, err := o.Writer()
@@ -126,17 +139,17 @@ func (s Signature) appendTo(b []byte) []byte {
 // (encoding, gpgsig, mergetag, …) are skipped when reading and never
 // written.
 type Commit struct {
-	Hash              plumbing.Hash // of the object read; zero for a new commit
-	TreeHash          plumbing.Hash
-	ParentHashes      []plumbing.Hash
+	Hash              Hash // of the object read; zero for a new commit
+	TreeHash          Hash
+	ParentHashes      []Hash
 	Author, Committer Signature
 	Message           string
 }
 
 // GetCommit reads a commit from s; a missing object is
-// plumbing.ErrObjectNotFound.
-func GetCommit(s storer.EncodedObjectStorer, h plumbing.Hash) (*Commit, error) {
-	o, err := s.EncodedObject(plumbing.CommitObject, h)
+// ErrObjectNotFound.
+func GetCommit(s Storer, h Hash) (*Commit, error) {
+	o, err := s.EncodedObject(CommitObject, h)
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +157,8 @@ func GetCommit(s storer.EncodedObjectStorer, h plumbing.Hash) (*Commit, error) {
 }
 
 // DecodeCommit decodes a commit object.
-func DecodeCommit(o plumbing.EncodedObject) (*Commit, error) {
-	b, err := read(o, plumbing.CommitObject)
+func DecodeCommit(o EncodedObject) (*Commit, error) {
+	b, err := read(o, CommitObject)
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +219,11 @@ func nextLine(b []byte) (line, rest []byte) {
 	return line, rest
 }
 
-func parseHash(v []byte, header string) (plumbing.Hash, error) {
-	if !plumbing.IsHash(string(v)) {
-		return plumbing.ZeroHash, fmt.Errorf("%w: bad %s hash %q", ErrMalformed, header, v)
+func parseHash(v []byte, header string) (Hash, error) {
+	if !IsHash(string(v)) {
+		return ZeroHash, fmt.Errorf("%w: bad %s hash %q", ErrMalformed, header, v)
 	}
-	return plumbing.NewHash(string(v)), nil
+	return NewHash(string(v)), nil
 }
 
 // Bytes returns the commit object's content in git's layout.
@@ -233,15 +246,15 @@ func (c *Commit) Bytes() []byte {
 }
 
 // Encode writes the commit into o.
-func (c *Commit) Encode(o plumbing.EncodedObject) error {
-	return write(o, plumbing.CommitObject, c.Bytes())
+func (c *Commit) Encode(o EncodedObject) error {
+	return write(o, CommitObject, c.Bytes())
 }
 
 // TreeEntry is one entry of a tree.
 type TreeEntry struct {
 	Name string
-	Mode filemode.FileMode
-	Hash plumbing.Hash
+	Mode FileMode
+	Hash Hash
 }
 
 // compareNames orders tree entry names as git does: a directory's name as
@@ -278,20 +291,20 @@ func nameByte(name string, dir bool, i int) (byte, bool) {
 }
 
 func compareEntries(a, b *TreeEntry) int {
-	return compareNames(a.Name, a.Mode == filemode.Dir, b.Name, b.Mode == filemode.Dir)
+	return compareNames(a.Name, a.Mode == ModeDir, b.Name, b.Mode == ModeDir)
 }
 
 // Tree is a decoded tree object.
 type Tree struct {
-	Hash    plumbing.Hash // of the object read; zero for a new tree
+	Hash    Hash // of the object read; zero for a new tree
 	Entries []TreeEntry
 	sorted  bool // Entries are in git's order, so lookups can bisect
 }
 
 // GetTree reads a tree from s; a missing object is
-// plumbing.ErrObjectNotFound.
-func GetTree(s storer.EncodedObjectStorer, h plumbing.Hash) (*Tree, error) {
-	o, err := s.EncodedObject(plumbing.TreeObject, h)
+// ErrObjectNotFound.
+func GetTree(s Storer, h Hash) (*Tree, error) {
+	o, err := s.EncodedObject(TreeObject, h)
 	if err != nil {
 		return nil, err
 	}
@@ -299,8 +312,8 @@ func GetTree(s storer.EncodedObjectStorer, h plumbing.Hash) (*Tree, error) {
 }
 
 // DecodeTree decodes a tree object.
-func DecodeTree(o plumbing.EncodedObject) (*Tree, error) {
-	b, err := read(o, plumbing.TreeObject)
+func DecodeTree(o EncodedObject) (*Tree, error) {
+	b, err := read(o, TreeObject)
 	if err != nil {
 		return nil, err
 	}
@@ -338,10 +351,10 @@ func ParseTree(data []byte) (*Tree, error) {
 		if nul == 0 {
 			return nil, fmt.Errorf("%w: empty entry name", ErrMalformed)
 		}
-		if len(b) < nul+1+len(plumbing.ZeroHash) {
+		if len(b) < nul+1+len(ZeroHash) {
 			return nil, fmt.Errorf("%w: truncated object id", ErrMalformed)
 		}
-		e := TreeEntry{Name: b[:nul], Mode: canonicalMode(filemode.FileMode(mode))}
+		e := TreeEntry{Name: b[:nul], Mode: canonicalMode(FileMode(mode))}
 		copy(e.Hash[:], b[nul+1:])
 		b = b[nul+1+len(e.Hash):]
 		if n := len(t.Entries); t.sorted && n > 0 && compareEntries(&t.Entries[n-1], &e) > 0 {
@@ -352,19 +365,19 @@ func ParseTree(data []byte) (*Tree, error) {
 	return t, nil
 }
 
-func canonicalMode(m filemode.FileMode) filemode.FileMode {
+func canonicalMode(m FileMode) FileMode {
 	switch m & 0o170000 {
 	case 0o040000:
-		return filemode.Dir
+		return ModeDir
 	case 0o100000:
 		if m&0o111 != 0 {
-			return filemode.Executable
+			return ModeExecutable
 		}
-		return filemode.Regular
+		return ModeRegular
 	case 0o120000:
-		return filemode.Symlink
+		return ModeSymlink
 	}
-	return filemode.Submodule
+	return ModeSubmodule
 }
 
 // SortEntries puts entries in git's order.
@@ -394,12 +407,12 @@ func (t *Tree) Bytes() ([]byte, error) {
 }
 
 // Encode writes the tree into o.
-func (t *Tree) Encode(o plumbing.EncodedObject) error {
+func (t *Tree) Encode(o EncodedObject) error {
 	b, err := t.Bytes()
 	if err != nil {
 		return err
 	}
-	return write(o, plumbing.TreeObject, b)
+	return write(o, TreeObject, b)
 }
 
 // Entry returns the entry called name, the first one if a malformed tree
@@ -417,7 +430,7 @@ func (t *Tree) Entry(name string) (TreeEntry, bool) {
 	for _, dir := range [2]bool{false, true} {
 		i := sort.Search(len(t.Entries), func(i int) bool {
 			e := &t.Entries[i]
-			return compareNames(e.Name, e.Mode == filemode.Dir, name, dir) >= 0
+			return compareNames(e.Name, e.Mode == ModeDir, name, dir) >= 0
 		})
 		if i < len(t.Entries) && t.Entries[i].Name == name {
 			return t.Entries[i], true
@@ -429,11 +442,11 @@ func (t *Tree) Entry(name string) (TreeEntry, bool) {
 // FindEntry looks up a slash-separated path below t, reading the subtrees
 // on the way from s. A missing last component is ErrEntryNotFound, a
 // missing or non-directory one before it ErrDirectoryNotFound.
-func FindEntry(s storer.EncodedObjectStorer, t *Tree, path string) (TreeEntry, error) {
+func FindEntry(s Storer, t *Tree, path string) (TreeEntry, error) {
 	parts := strings.Split(path, "/")
 	for _, dir := range parts[:len(parts)-1] {
 		e, ok := t.Entry(dir)
-		if !ok || e.Mode != filemode.Dir {
+		if !ok || e.Mode != ModeDir {
 			return TreeEntry{}, ErrDirectoryNotFound
 		}
 		var err error
@@ -450,7 +463,7 @@ func FindEntry(s storer.EncodedObjectStorer, t *Tree, path string) (TreeEntry, e
 
 // Subtree reads the tree at a slash-separated path below t;
 // ErrDirectoryNotFound when there is none.
-func Subtree(s storer.EncodedObjectStorer, t *Tree, path string) (*Tree, error) {
+func Subtree(s Storer, t *Tree, path string) (*Tree, error) {
 	e, err := FindEntry(s, t, path)
 	if err != nil {
 		if errors.Is(err, ErrEntryNotFound) {
@@ -459,22 +472,22 @@ func Subtree(s storer.EncodedObjectStorer, t *Tree, path string) (*Tree, error) 
 		return nil, err
 	}
 	sub, err := GetTree(s, e.Hash)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	if errors.Is(err, ErrObjectNotFound) {
 		return nil, ErrDirectoryNotFound
 	}
 	return sub, err
 }
 
 // TagTarget returns the object an annotated tag points at.
-func TagTarget(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	b, err := read(o, plumbing.TagObject)
+func TagTarget(o EncodedObject) (Hash, error) {
+	b, err := read(o, TagObject)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return ZeroHash, err
 	}
 	line, _ := nextLine(b)
 	v, ok := bytes.CutPrefix(line, []byte("object "))
 	if !ok {
-		return plumbing.ZeroHash, fmt.Errorf("tag %s: %w: the object header is not first", o.Hash(), ErrMalformed)
+		return ZeroHash, fmt.Errorf("tag %s: %w: the object header is not first", o.Hash(), ErrMalformed)
 	}
 	return parseHash(v, "object")
 }
