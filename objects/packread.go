@@ -10,11 +10,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
-// Reading a packed object without go-git's pack index.
+// Reading a packed object without decoding the pack's whole index.
 //
 // go-git decodes a pack's whole .idx (and checksums it) the first time it
 // reads any object from that pack: O(objects in the pack) for every
@@ -25,10 +24,10 @@ import (
 // and checks that the result hashes to the id asked for, as git does.
 // Anything this reader does not handle (an index of version 1, an object
 // over the size limit, a damaged entry) returns an error, and the caller
-// reads the object through go-git instead.
+// reads the object through git cat-file instead.
 
 // defaultPackedReadLimit is the largest object read whole into memory
-// here. Larger ones are left to go-git, which streams them from the pack.
+// here. Larger ones are read through git cat-file.
 const defaultPackedReadLimit = 32 << 20
 
 // maxDeltaChain bounds a delta chain; git's own default depth is 50 and
@@ -42,14 +41,14 @@ var errTooLarge = errors.New("packed object over the in-memory read limit")
 var errPackEntry = errors.New("malformed pack entry")
 
 // object reads h from the pack whose index lists it. A miss returns
-// plumbing.ErrObjectNotFound.
-func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
+// gitobj.ErrObjectNotFound.
+func (p *packIndexes) object(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	idx, off, found, err := p.locate(h)
 	if err != nil {
 		return nil, err
 	}
 	if !found {
-		return nil, plumbing.ErrObjectNotFound
+		return nil, gitobj.ErrObjectNotFound
 	}
 	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
 	p.mu.Lock()
@@ -62,13 +61,13 @@ func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 	if limit <= 0 {
 		limit = defaultPackedReadLimit
 	}
-	typ, data, err := readPackEntry(f, off, limit, func(base plumbing.Hash) (int64, bool, error) {
+	typ, data, err := readPackEntry(f, off, limit, func(base gitobj.Hash) (int64, bool, error) {
 		return p.offsetIn(idx, base)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
 	}
-	obj := &plumbing.MemoryObject{}
+	obj := &gitobj.MemoryObject{}
 	obj.SetType(typ)
 	if _, err := obj.Write(data); err != nil {
 		return nil, err
@@ -82,7 +81,7 @@ func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 // readPackEntry decodes the object whose entry starts at off in pack f:
 // its type and content. Deltas are resolved through their bases, found by
 // offset, or for a delta that names its base by id, through refOffset.
-func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash) (int64, bool, error)) (plumbing.ObjectType, []byte, error) {
+func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) (int64, bool, error)) (gitobj.ObjectType, []byte, error) {
 	var deltas [][]byte // outermost first
 	br := bufio.NewReader(nil)
 	for range maxDeltaChain {
@@ -92,7 +91,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 			return 0, nil, err
 		}
 		switch typ {
-		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+		case gitobj.CommitObject, gitobj.TreeObject, gitobj.BlobObject, gitobj.TagObject:
 			if size > limit {
 				return 0, nil, errTooLarge
 			}
@@ -104,16 +103,16 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 				if target, err := deltaTargetSize(deltas[i]); err != nil || target > limit {
 					return 0, nil, errors.Join(errTooLarge, err)
 				}
-				if data, err = packfile.PatchDelta(data, deltas[i]); err != nil {
+				if data, err = applyDelta(data, deltas[i]); err != nil {
 					return 0, nil, fmt.Errorf("apply delta: %w", err)
 				}
 			}
 			return typ, data, nil
-		case plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
+		case gitobj.OFSDeltaObject, gitobj.REFDeltaObject:
 			// The base's place comes before the delta data: an offset back
 			// from this entry, or an object id in the same pack.
 			next := off
-			if typ == plumbing.OFSDeltaObject {
+			if typ == gitobj.OFSDeltaObject {
 				rel, err := deltaBaseOffset(br)
 				if err != nil {
 					return 0, nil, err
@@ -123,7 +122,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 				}
 				next = off - rel
 			} else {
-				var base plumbing.Hash
+				var base gitobj.Hash
 				if _, err := io.ReadFull(br, base[:]); err != nil {
 					return 0, nil, errPackEntry
 				}
@@ -155,12 +154,12 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 // entryHeader reads a pack entry's type and (inflated) size: the type in
 // bits 4-6 of the first byte, the size in its low four bits and seven bits
 // of each following byte while the high bit is set.
-func entryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
+func entryHeader(br io.ByteReader) (gitobj.ObjectType, int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, 0, errPackEntry
 	}
-	typ := plumbing.ObjectType((c >> 4) & 7)
+	typ := gitobj.ObjectType((c >> 4) & 7)
 	size := int64(c & 0x0f)
 	for shift := 4; c&0x80 != 0; shift += 7 {
 		if shift > 56 {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/zlib"
+	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,9 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	githash "github.com/go-git/go-git/v5/plumbing/hash"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // RawReader reads whole objects straight from a repository's object
@@ -29,11 +28,11 @@ import (
 // recently read entries; a loose object is inflated from its file. Every
 // object is checked against its name, as git checks it.
 //
-// It answers plumbing.ErrObjectNotFound for an object it cannot find
+// It answers gitobj.ErrObjectNotFound for an object it cannot find
 // (an alternate object directory, a pack written after it looked) and
 // another error for one it does not handle (a version 1 index, an object
 // over its size limit, a damaged entry): callers then read the object
-// another way, through go-git or git itself.
+// another way, through the object database or git itself.
 //
 // A RawReader is not safe for concurrent use; the Store's readers share
 // only the pack indexes, which are.
@@ -66,41 +65,41 @@ type RawReader struct {
 // when the store is not on a directory this reader can read (a memory
 // storage in tests).
 func (s *Store) RawReader() (*RawReader, bool) {
-	rs, ok := s.st.(resilientStorer)
-	if !ok || rs.objects == "" || rs.packs == nil {
+	db := s.st
+	if db == nil || db.objects == "" || db.packs == nil {
 		return nil, false
 	}
-	limit := rs.packs.limit
+	limit := db.packs.limit
 	if limit <= 0 {
 		limit = defaultPackedReadLimit
 	}
-	return &RawReader{objects: rs.objects, packs: rs.packs, limit: limit}, true
+	return &RawReader{objects: db.objects, packs: db.packs, limit: limit}, true
 }
 
 // Read returns the type and content of object h. The content belongs to
 // the caller but may be shared with later reads of the same object: it
 // must not be modified.
-func (r *RawReader) Read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *RawReader) Read(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	return r.read(h)
 }
 
 // ReadScratch is Read for an object the caller only parses (a commit, a
 // tree): its content may be in a buffer the reader reuses, good only
 // until its next read.
-func (r *RawReader) ReadScratch(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *RawReader) ReadScratch(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	r.toScratch = true
 	defer func() { r.toScratch = false }()
 	return r.read(h)
 }
 
-func (r *RawReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *RawReader) read(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	for attempt := 0; ; attempt++ {
 		typ, data, err := r.packed(h)
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+		if !errors.Is(err, gitobj.ErrObjectNotFound) {
 			return typ, data, err
 		}
 		typ, data, err = r.loose(h)
-		if !errors.Is(err, plumbing.ErrObjectNotFound) || attempt > 0 {
+		if !errors.Is(err, gitobj.ErrObjectNotFound) || attempt > 0 {
 			return typ, data, err
 		}
 		// A repack may have moved it into a pack not listed yet.
@@ -109,13 +108,13 @@ func (r *RawReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 }
 
 // packed reads h from the pack whose index lists it.
-func (r *RawReader) packed(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *RawReader) packed(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	idx, off, found, err := r.packs.locate(h)
 	if err != nil {
 		return 0, nil, err
 	}
 	if !found {
-		return 0, nil, plumbing.ErrObjectNotFound
+		return 0, nil, gitobj.ErrObjectNotFound
 	}
 	if idx != r.lastIdx {
 		pack := strings.TrimSuffix(idx, ".idx") + ".pack"
@@ -124,7 +123,7 @@ func (r *RawReader) packed(h plumbing.Hash) (plumbing.ObjectType, []byte, error)
 		r.packs.mu.Unlock()
 		if err != nil {
 			if os.IsNotExist(err) {
-				return 0, nil, plumbing.ErrObjectNotFound // deleted by a repack
+				return 0, nil, gitobj.ErrObjectNotFound // deleted by a repack
 			}
 			return 0, nil, err
 		}
@@ -146,14 +145,14 @@ func (r *RawReader) packed(h plumbing.Hash) (plumbing.ObjectType, []byte, error)
 // through deltas in r.bases, so that a chain of deltas sharing bases (a
 // gc'd history of the same tree) inflates each base once. An object read
 // without a delta is not kept: most are, and are read once.
-func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (plumbing.ObjectType, []byte, error) {
+func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (gitobj.ObjectType, []byte, error) {
 	type step struct {
 		off   int64
 		delta []byte
 	}
 	var steps []step // outermost first
 	var (
-		typ  plumbing.ObjectType
+		typ  gitobj.ObjectType
 		data []byte
 	)
 	for n := 0; ; n++ {
@@ -175,7 +174,7 @@ func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (plum
 		if size > r.limit {
 			return 0, nil, errTooLarge
 		}
-		if t == plumbing.CommitObject || t == plumbing.TreeObject || t == plumbing.BlobObject || t == plumbing.TagObject {
+		if t == gitobj.CommitObject || t == gitobj.TreeObject || t == gitobj.BlobObject || t == gitobj.TagObject {
 			if data, err = r.inflate(src, size, len(steps) == 0); err != nil {
 				return 0, nil, err
 			}
@@ -187,7 +186,7 @@ func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (plum
 		}
 		next := off
 		switch t {
-		case plumbing.OFSDeltaObject:
+		case gitobj.OFSDeltaObject:
 			rel, err := deltaBaseOffset(src)
 			if err != nil {
 				return 0, nil, err
@@ -196,8 +195,8 @@ func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (plum
 				return 0, nil, errPackEntry
 			}
 			next = off - rel
-		case plumbing.REFDeltaObject:
-			var base plumbing.Hash
+		case gitobj.REFDeltaObject:
+			var base gitobj.Hash
 			if _, err := io.ReadFull(src, base[:]); err != nil {
 				return 0, nil, errPackEntry
 			}
@@ -224,7 +223,7 @@ func (r *RawReader) entry(f *packFile, pack string, off int64, idx string) (plum
 			return 0, nil, errors.Join(errTooLarge, err)
 		}
 		var err error
-		if data, err = packfile.PatchDelta(data, steps[i].delta); err != nil {
+		if data, err = applyDelta(data, steps[i].delta); err != nil {
 			return 0, nil, fmt.Errorf("apply delta: %w", err)
 		}
 		r.bases.put(pack, steps[i].off, typ, data)
@@ -328,13 +327,13 @@ func (r *RawReader) buffer(size int64, whole bool) []byte {
 }
 
 // loose reads h from its file in the object directory.
-func (r *RawReader) loose(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *RawReader) loose(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	hex := h.String()
 	path := filepath.Join(r.objects, hex[:2], hex[2:])
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return 0, nil, plumbing.ErrObjectNotFound
+			return 0, nil, gitobj.ErrObjectNotFound
 		}
 		return 0, nil, err
 	}
@@ -353,7 +352,7 @@ const maxLooseHeader = 32
 
 // parseLoose inflates the content of a loose object file: a zlib stream of
 // "<type> <decimal size>\0" and the content, exactly size bytes.
-func (r *RawReader) parseLoose(raw []byte) (plumbing.ObjectType, []byte, error) {
+func (r *RawReader) parseLoose(raw []byte) (gitobj.ObjectType, []byte, error) {
 	r.br.Reset(raw)
 	if err := r.startStream(&r.br); err != nil {
 		return 0, nil, err
@@ -378,8 +377,8 @@ func (r *RawReader) parseLoose(raw []byte) (plumbing.ObjectType, []byte, error) 
 	if !ok {
 		return 0, nil, fmt.Errorf("%w: loose object header without a size", errPackEntry)
 	}
-	typ, err := plumbing.ParseObjectType(string(name))
-	if err != nil || (typ != plumbing.CommitObject && typ != plumbing.TreeObject && typ != plumbing.BlobObject && typ != plumbing.TagObject) {
+	typ, err := gitobj.ParseObjectType(string(name))
+	if err != nil || (typ != gitobj.CommitObject && typ != gitobj.TreeObject && typ != gitobj.BlobObject && typ != gitobj.TagObject) {
 		return 0, nil, fmt.Errorf("%w: loose object of type %q", errPackEntry, name)
 	}
 	if len(num) == 0 || (num[0] == '0' && len(num) > 1) {
@@ -409,18 +408,17 @@ func (r *RawReader) parseLoose(raw []byte) (plumbing.ObjectType, []byte, error) 
 }
 
 // hashObject returns the object id of content data of type typ, as
-// plumbing.NewHasher computes it (with the same collision-detecting
-// SHA-1), with one hash reused for all objects.
-func (r *RawReader) hashObject(typ plumbing.ObjectType, data []byte) plumbing.Hash {
+// gitobj.ComputeHash computes it, with one hash reused for all objects.
+func (r *RawReader) hashObject(typ gitobj.ObjectType, data []byte) gitobj.Hash {
 	if r.sha == nil {
-		r.sha = githash.New(githash.CryptoType)
+		r.sha = sha1.New()
 	} else {
 		r.sha.Reset()
 	}
-	r.head = append(strconv.AppendInt(append(append(r.head[:0], typ.Bytes()...), ' '), int64(len(data)), 10), 0)
+	r.head = append(strconv.AppendInt(append(append(r.head[:0], typ.String()...), ' '), int64(len(data)), 10), 0)
 	_, _ = r.sha.Write(r.head)
 	_, _ = r.sha.Write(data)
-	var id plumbing.Hash
+	var id gitobj.Hash
 	r.sha.Sum(id[:0])
 	return id
 }
@@ -439,7 +437,7 @@ type entryKey struct {
 }
 
 type cachedEntry struct {
-	typ  plumbing.ObjectType
+	typ  gitobj.ObjectType
 	data []byte
 }
 
@@ -448,12 +446,12 @@ const (
 	entryCacheObject = 1 << 20
 )
 
-func (c *entryCache) get(pack string, off int64) (plumbing.ObjectType, []byte, bool) {
+func (c *entryCache) get(pack string, off int64) (gitobj.ObjectType, []byte, bool) {
 	e, ok := c.m[entryKey{pack, off}]
 	return e.typ, e.data, ok
 }
 
-func (c *entryCache) put(pack string, off int64, typ plumbing.ObjectType, data []byte) {
+func (c *entryCache) put(pack string, off int64, typ gitobj.ObjectType, data []byte) {
 	if len(data) > entryCacheObject {
 		return
 	}

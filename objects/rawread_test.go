@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // rawReader returns a RawReader of gitDir, as Store.RawReader makes it.
