@@ -220,11 +220,9 @@ func fetchAll(ctx context.Context, repo *chain.Repo, remote string, st *refState
 }
 
 // fetchArgs starts the git fetch of git-uwf refs into the remote-tracking
-// namespace: no tags and no FETCH_HEAD (nothing reads them), and no check
-// of which updates were forced (every update there is "+", and git only
-// uses the check for its progress output).
+// namespace: no tags and no FETCH_HEAD (nothing reads them).
 func fetchArgs() []string {
-	return []string{"fetch", "--no-tags", "--no-write-fetch-head", "--no-show-forced-updates"}
+	return []string{"fetch", "--no-tags", "--no-write-fetch-head"}
 }
 
 // trackingGit is the git runner for the commands of a run that write
