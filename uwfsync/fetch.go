@@ -105,6 +105,7 @@ func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState
 			return nil, err
 		}
 		st.moved = len(st.tracking) > 0
+		st.written += len(st.tracking) // all new: each one was written
 		return st, nil
 	}
 	theirs, err := lsRemote(ctx, repo.Git, remote)
@@ -203,8 +204,7 @@ func applyRemote(ctx context.Context, repo *chain.Repo, remote string, st *refSt
 }
 
 // fetchAll runs git fetch --prune of the whole refs/uwf/* namespace and
-// re-reads the remote-tracking refs into st. It counts every
-// remote-tracking ref it finds afterwards as written (for packRefs).
+// re-reads the remote-tracking refs into st.
 func fetchAll(ctx context.Context, repo *chain.Repo, remote string, st *refState) error {
 	args := append(fetchArgs(), "--prune", remote, fetchRefspec(remote))
 	if _, err := trackingGit(repo).Run(ctx, nil, args...); err != nil {
@@ -215,7 +215,6 @@ func fetchAll(ctx context.Context, repo *chain.Repo, remote string, st *refState
 		return fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
 	}
 	st.setTracking(remote, refs)
-	st.written = max(st.written, len(refs))
 	return nil
 }
 
@@ -233,8 +232,8 @@ func fetchArgs() []string {
 // default. Nothing in git-uwf reads them: a remote-tracking ref mirrors
 // the remote, and what moved the local refs/uwf/* is their history. A
 // reflog that exists already (e.g. made by a plain git fetch) is still
-// appended to. Creating one reflog file per ref was about half of what
-// git spent writing the refs of a fetch or push of 1,000 new threads.
+// appended to. Creating one reflog file per ref is a large part of what
+// git spends writing the refs of a fetch or push of 1,000 new threads.
 func trackingGit(repo *chain.Repo) *gitrepo.Runner {
 	return repo.Git.WithConfig("core.logAllRefUpdates=false")
 }
