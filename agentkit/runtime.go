@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 )

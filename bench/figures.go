@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/objects"
 )
 

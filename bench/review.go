@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Shape of the review fixture: a branch of reviewThreads×reviewSteps code

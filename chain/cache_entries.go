@@ -93,6 +93,9 @@ type entryCache struct {
 	// batchChunk is how many commits a batch walk asks git for at a time
 	// (walkChunk when 0; tests set it smaller).
 	batchChunk int
+	// batchViaGit makes a batch walk read through git even where it could
+	// read the objects itself (walkLocal; tests).
+	batchViaGit bool
 }
 
 // walkBatchAfter returns entryCache.batchAfter as a count.
@@ -104,6 +107,17 @@ func (c *entryCache) walkBatchAfter() int {
 		return 0
 	}
 	return c.batchAfter
+}
+
+// walkLocalAfter is how many commits missing from the cache a walk reads
+// one by one before it reads the rest itself as a batch (walkLocal): none
+// by default, as that batch costs no process; what tests set otherwise,
+// as for the batch through git.
+func (c *entryCache) walkLocalAfter() int {
+	if c.batchAfter == 0 {
+		return 0
+	}
+	return c.walkBatchAfter()
 }
 
 // walkChunk returns entryCache.batchChunk as a count.

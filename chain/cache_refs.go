@@ -25,7 +25,7 @@ func newRefFiles(commonDir string) *refFiles {
 
 // lookup returns the value of the ref name. ok is false when the files
 // cannot answer for certain (reftable, a damaged ref, a read error): the
-// caller then asks go-git.
+// caller then asks git.
 func (f *refFiles) lookup(name string) (h gitobj.Hash, found, ok bool) {
 	if f == nil {
 		return gitobj.ZeroHash, false, false
@@ -37,7 +37,7 @@ func (f *refFiles) lookup(name string) (h gitobj.Hash, found, ok bool) {
 	if oid == "" {
 		return gitobj.ZeroHash, false, true
 	}
-	if !gitobj.IsHash(oid) { // SHA-256: go-git answers
+	if !gitobj.IsHash(oid) { // SHA-256: git answers
 		return gitobj.ZeroHash, false, false
 	}
 	return gitobj.NewHash(oid), true, true

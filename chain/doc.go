@@ -14,7 +14,7 @@
 //
 // A fork is a new thread ref pointing at any existing step commit, so the
 // history is shared, not copied. Refs only move through a compare-and-swap
-// (git update-ref --stdin); objects are written in-process with go-git.
+// (git update-ref --stdin); objects are written in-process (objects.DB).
 //
 // Thread state (idle, suspended, completed, cancelled, failed) is derived
 // from the head and the workflow; nothing mutable needs to travel.

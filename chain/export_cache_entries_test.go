@@ -40,10 +40,26 @@ func SetWalkBatchAfter(r *Repo, n int) { r.entries.batchAfter = n }
 // a time (0: the default).
 func SetWalkBatchChunk(r *Repo, n int) { r.entries.batchChunk = n }
 
+// SetWalkBatchViaGit makes a batch walk of r read through git rev-list and
+// cat-file even where it could read the objects itself.
+func SetWalkBatchViaGit(r *Repo, viaGit bool) { r.entries.batchViaGit = viaGit }
+
+// WalkLocal reads the chain at head as a batch walk reading the objects
+// itself does, ignoring the entry cache, and returns its commits oldest
+// first.
+func WalkLocal(ctx context.Context, r *Repo, head gitobj.Hash) ([]gitobj.Hash, error) {
+	return walkCommits(r.walkLocal(ctx, head, func(gitobj.Hash) bool { return false }))
+}
+
 // WalkBatch reads the chain at head through git in a batch, ignoring the
 // entry cache, and returns its commits oldest first.
 func WalkBatch(ctx context.Context, r *Repo, head gitobj.Hash) ([]gitobj.Hash, error) {
-	entries, _, next, err := r.walkBatch(ctx, head, func(gitobj.Hash) bool { return false })
+	return walkCommits(r.walkBatch(ctx, head, func(gitobj.Hash) bool { return false }))
+}
+
+// walkCommits returns the commits of a batch walk that reached the start,
+// oldest first.
+func walkCommits(entries []*Entry, _ []entryRecord, next gitobj.Hash, err error) ([]gitobj.Hash, error) {
 	if err != nil {
 		return nil, err
 	}

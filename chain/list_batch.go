@@ -19,7 +19,7 @@ import (
 
 // Deriving many summaries at once (a cold `thread list`) reads each head's
 // commit, root tree, node and start node, and for a step its output,
-// through long-lived `git cat-file` processes, instead of one go-git object
+// through long-lived `git cat-file` processes, instead of one in-process object
 // read at a time. Threads go in chunks, each in four rounds: the head
 // commits; their root trees and, for heads with a parent, the parent
 // commits on the way to the start commit (list_starts.go; more rounds only

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 )

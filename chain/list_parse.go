@@ -15,7 +15,7 @@ import (
 // Parsing the few fields a summary needs from raw commit and tree objects,
 // for the batch path of summarizeMany. Only git's canonical layout is
 // accepted; anything else is refused, and the thread is derived the usual
-// way through go-git.
+// way through the object store.
 
 // commitHead is what a summary needs of a commit.
 type commitHead struct {
@@ -84,7 +84,7 @@ func hashField(line []byte, prefix string, h *gitobj.Hash) bool {
 	}
 	for _, b := range line[len(prefix):] {
 		if b >= 'A' && b <= 'F' {
-			return false // git writes lower case; go-git would accept it, so leave it to go-git
+			return false // git writes lower case; the object store would accept it, so leave it to that path
 		}
 	}
 	_, err := hex.Decode(h[:], line[len(prefix):])

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
-	"github.com/go-git/go-git/v5/plumbing"
+	gogit "github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -44,8 +45,8 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 			if !ok {
 				return
 			}
-			mo := &plumbing.MemoryObject{}
-			mo.SetType(plumbing.CommitObject)
+			mo := &gogit.MemoryObject{}
+			mo.SetType(gogit.CommitObject)
 			if _, err := mo.Write([]byte(tc.data)); err != nil {
 				t.Fatal(err)
 			}
@@ -53,11 +54,11 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 			if err := c.Decode(mo); err != nil {
 				t.Fatal(err)
 			}
-			var parent plumbing.Hash
+			var parent gitobj.Hash
 			if len(c.ParentHashes) > 0 {
-				parent = c.ParentHashes[0]
+				parent = gitobj.Hash(c.ParentHashes[0])
 			}
-			if got.tree != c.TreeHash || got.parent != parent || !got.when.Equal(c.Committer.When) || got.parents != len(c.ParentHashes) {
+			if got.tree != gitobj.Hash(c.TreeHash) || got.parent != parent || !got.when.Equal(c.Committer.When) || got.parents != len(c.ParentHashes) {
 				t.Fatalf("parseCommit = %v %v %v %d, go-git %v %v %v %d", got.tree, got.parent, got.when, got.parents,
 					c.TreeHash, parent, c.Committer.When, len(c.ParentHashes))
 			}
@@ -77,8 +78,8 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 }
 
 func TestParseRootTree(t *testing.T) {
-	h := func(b byte) plumbing.Hash { return plumbing.Hash{b, b, b} }
-	entry := func(mode, name string, oid plumbing.Hash) string { return mode + " " + name + "\x00" + string(oid[:]) }
+	h := func(b byte) gitobj.Hash { return gitobj.Hash{b, b, b} }
+	entry := func(mode, name string, oid gitobj.Hash) string { return mode + " " + name + "\x00" + string(oid[:]) }
 	tests := []struct {
 		name string
 		data string
@@ -106,8 +107,8 @@ func TestParseRootTree(t *testing.T) {
 				return
 			}
 			// treeHash over go-git's decoding agrees.
-			mo := &plumbing.MemoryObject{}
-			mo.SetType(plumbing.TreeObject)
+			mo := &gogit.MemoryObject{}
+			mo.SetType(gogit.TreeObject)
 			if _, err := mo.Write([]byte(tc.data)); err != nil {
 				t.Fatal(err)
 			}
@@ -126,15 +127,15 @@ func TestParseRootTree(t *testing.T) {
 
 // treeHash is how the batch path used to read a root tree decoded by
 // go-git: the first entry of a name, a directory when dir, else zero.
-func treeHash(t *object.Tree, name string, dir bool) plumbing.Hash {
+func treeHash(t *object.Tree, name string, dir bool) gitobj.Hash {
 	for _, e := range t.Entries {
 		if e.Name != name {
 			continue
 		}
 		if (e.Mode == filemode.Dir) != dir {
-			return plumbing.ZeroHash
+			return gitobj.ZeroHash
 		}
-		return e.Hash
+		return gitobj.Hash(e.Hash)
 	}
-	return plumbing.ZeroHash
+	return gitobj.ZeroHash
 }

@@ -61,7 +61,7 @@ func (s *startCommits) record(start startInfo, path ...gitobj.Hash) {
 	}
 }
 
-// walkToStart finds the start commit of head's chain through go-git,
+// walkToStart finds the start commit of head's chain in the object store,
 // walking first parents until a parentless commit or one s knows, and
 // records what it walked.
 func (r *Repo) walkToStart(ctx context.Context, head gitobj.Hash, s *startCommits) (startInfo, error) {

@@ -14,7 +14,6 @@ import (
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Repo is a git repository opened for git-uwf: the git CLI for refs and
@@ -203,7 +202,12 @@ func (r *Repo) commitTime(id identity) time.Time {
 	return r.now()
 }
 
-// resolveRef reads a ref's current value; zero hash when absent.
+// ResolveRef reads a ref's current value; zero hash when absent.
+func (r *Repo) ResolveRef(name string) (gitobj.Hash, error) { return r.resolveRef(name) }
+
+// resolveRef reads a ref's current value; zero hash when absent. The ref
+// files are read in-process when they can be (cache_refs.go), and through
+// `git for-each-ref` otherwise.
 func (r *Repo) resolveRef(name string) (gitobj.Hash, error) {
 	if h, found, ok := r.refs.lookup(name); ok {
 		if !found {
@@ -211,17 +215,24 @@ func (r *Repo) resolveRef(name string) (gitobj.Hash, error) {
 		}
 		return h, nil
 	}
-	ref, err := r.Store.Storer().Reference(plumbing.ReferenceName(name))
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return gitobj.ZeroHash, nil
-	}
+	out, err := r.Git.Output(context.Background(), "for-each-ref", "--format=%(refname) %(objectname) %(symref)", name)
 	if err != nil {
 		return gitobj.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
-	if ref.Type() != plumbing.HashReference {
-		return gitobj.ZeroHash, fmt.Errorf("ref %s is symbolic", name)
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != name {
+			continue // a ref below name, which the pattern matches too
+		}
+		if len(f) > 2 {
+			return gitobj.ZeroHash, fmt.Errorf("ref %s is symbolic", name)
+		}
+		if !gitobj.IsHash(f[1]) {
+			return gitobj.ZeroHash, fmt.Errorf("read ref %s: not a SHA-1 object id: %q", name, f[1])
+		}
+		return gitobj.NewHash(f[1]), nil
 	}
-	return ref.Hash(), nil
+	return gitobj.ZeroHash, nil
 }
 
 // casRef moves name from old to new through git update-ref --stdin.

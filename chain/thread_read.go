@@ -182,6 +182,7 @@ func (r *Repo) chainCaching(ctx context.Context, head gitobj.Hash, decode bool) 
 		}
 	}
 	fromGit, batchAfter, batched := 0, r.entries.walkBatchAfter(), false
+	localAfter, triedLocal := r.entries.walkLocalAfter(), false
 	for c := head; !c.IsZero(); {
 		if err := ctx.Err(); err != nil {
 			return nil, wait, err
@@ -192,6 +193,24 @@ func (r *Repo) chainCaching(ctx context.Context, head gitobj.Hash, decode bool) 
 			if e, err = r.entryFromRecord(rec, &zones, decode); err != nil {
 				return nil, wait, err
 			}
+		} else if fromGit >= localAfter && shard != nil && !triedLocal {
+			// Read the commits the cache misses from the packs and loose
+			// objects directly (walk_batch_local.go).
+			triedLocal = true
+			cached := func(h gitobj.Hash) bool { _, ok := shard.get(h); return ok }
+			es, recs, next, err := r.walkLocal(ctx, c, cached)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, wait, ctx.Err()
+				}
+				continue // one by one, then through git
+			}
+			rev, added = append(rev, es...), append(added, recs...)
+			if rev[len(rev)-1].Kind == KindStart {
+				break
+			}
+			c = next
+			continue
 		} else if fromGit >= batchAfter && shard != nil && !batched {
 			// Many commits are missing: read the rest through git.
 			batched = true

@@ -13,9 +13,12 @@ import (
 	"github.com/git-uwf/git-uwf/objects"
 )
 
-// A chain walk that finds few commits in the entry cache reads them one by
-// one (entryWithTree, about five object reads each). Past walkBatchAfter
-// such commits it reads the rest of the chain through git instead: one
+// A chain walk reads the commits the entry cache misses in this process
+// first (walkLocal, walk_batch_local.go). When that gives up (an object it
+// cannot read itself: an alternate object directory, an index of version
+// 1), it reads them one by one (entryWithTree, about five object reads
+// each), and past walkBatchAfter such commits the rest of the chain
+// through git instead: one
 // `git rev-list --first-parent --header` reads the commits (what
 // `git log` costs), and one `git cat-file --batch` process reads their
 // objects in three rounds (root trees; nodes and nodes/ trees; outputs

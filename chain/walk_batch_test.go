@@ -86,23 +86,30 @@ func TestWalkBatch(t *testing.T) {
 	if len(want.entries) != 10 || !strings.Contains(want.read, "a long line") {
 		t.Fatalf("walk one by one: %d entries, read:\n%s", len(want.entries), want.read)
 	}
-	for _, tt := range []struct {
+	type walkCase struct {
 		name   string
 		after  int
 		chunk  int    // commits per request of the batch; 0: the default
 		cached []byte // the cache file before the walk
-	}{
-		{"from the head", -1, 0, nil},
-		{"after two commits", 2, 0, nil},
-		{"down to the cached commits", -1, 0, cachedPart},
-		{"never", 1 << 30, 0, nil},
+		viaGit bool   // read through rev-list and cat-file, not the packs
+	}
+	cases := []walkCase{
+		{"from the head", -1, 0, nil, false},
+		{"after two commits", 2, 0, nil, false},
+		{"down to the cached commits", -1, 0, cachedPart, false},
+		{"never", 1 << 30, 0, nil, false},
 		// Chunks that split the chain: the start entry falls in the
 		// last, partial chunk, or alone in a chunk.
-		{"in chunks of three", -1, 3, nil},
-		{"in chunks of one", -1, 1, nil},
-		{"after two commits, in chunks of four", 2, 4, nil},
-		{"down to the cached commits, in chunks of two", -1, 2, cachedPart},
-	} {
+		{"in chunks of three", -1, 3, nil, false},
+		{"in chunks of one", -1, 1, nil, false},
+		{"after two commits, in chunks of four", 2, 4, nil, false},
+		{"down to the cached commits, in chunks of two", -1, 2, cachedPart, false},
+	}
+	for _, tt := range cases[:len(cases):len(cases)] {
+		tt.name, tt.viaGit = tt.name+", through git", true
+		cases = append(cases, tt)
+	}
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			os.RemoveAll(entriesDir)
 			if tt.cached != nil {
@@ -116,6 +123,7 @@ func TestWalkBatch(t *testing.T) {
 			got := walkWith(t, dir, th.ID, func(r *chain.Repo) {
 				chain.SetWalkBatchAfter(r, tt.after)
 				chain.SetWalkBatchChunk(r, tt.chunk)
+				chain.SetWalkBatchViaGit(r, tt.viaGit)
 			})
 			sameView(t, got, want)
 			path := entryCacheFile(t, dir)
@@ -145,11 +153,16 @@ func TestWalkBatch(t *testing.T) {
 		fake := strings.TrimSpace(string(out))
 		chaintest.Git(t, dir, "replace", mid, fake)
 		defer chaintest.Git(t, dir, "replace", "-d", mid)
-		os.RemoveAll(entriesDir)
-		got := walkWith(t, dir, th.ID, func(r *chain.Repo) { chain.SetWalkBatchAfter(r, -1) })
-		sameView(t, got, want)
-		if gotFile := sortedLines(t, entryCacheFile(t, dir)); !slices.Equal(gotFile, wantFile) {
-			t.Errorf("cache file differs from the one the walk one by one wrote")
+		for _, viaGit := range []bool{false, true} {
+			os.RemoveAll(entriesDir)
+			got := walkWith(t, dir, th.ID, func(r *chain.Repo) {
+				chain.SetWalkBatchAfter(r, -1)
+				chain.SetWalkBatchViaGit(r, viaGit)
+			})
+			sameView(t, got, want)
+			if gotFile := sortedLines(t, entryCacheFile(t, dir)); !slices.Equal(gotFile, wantFile) {
+				t.Errorf("through git %v: cache file differs from the one the walk one by one wrote", viaGit)
+			}
 		}
 	})
 }
@@ -195,17 +208,21 @@ func TestRevListThread(t *testing.T) {
 		t.Fatalf("rev-list of the forged commit: %v, %v; want it alone", got, err)
 	}
 	var errs []string
-	for _, after := range []int{-1, 1 << 30} {
+	for _, way := range []struct {
+		after  int
+		viaGit bool
+	}{{-1, false}, {-1, true}, {1 << 30, false}} {
 		r := chaintest.Open(t, dir)
-		chain.SetWalkBatchAfter(r, after)
+		chain.SetWalkBatchAfter(r, way.after)
+		chain.SetWalkBatchViaGit(r, way.viaGit)
 		_, err := r.Chain(ctx, gitobj.NewHash(forged))
 		if err == nil {
-			t.Fatalf("walk of the forged chain (batch after %d) succeeded", after)
+			t.Fatalf("walk of the forged chain (batch after %d, through git %v) succeeded", way.after, way.viaGit)
 		}
 		errs = append(errs, err.Error())
 	}
-	if errs[0] != errs[1] {
-		t.Errorf("the walks fail differently:\n batch: %s\n one by one: %s", errs[0], errs[1])
+	if errs[0] != errs[2] || errs[1] != errs[2] {
+		t.Errorf("the walks fail differently:\n batch: %s\n batch through git: %s\n one by one: %s", errs[0], errs[1], errs[2])
 	}
 }
 
@@ -253,12 +270,15 @@ func TestWalkBatchPastStart(t *testing.T) {
 		t.Fatalf("walk one by one: %d entries, want 5", len(want.entries))
 	}
 	for _, chunk := range []int{0, 1, 2, 3, 4, 5, 6} {
-		os.RemoveAll(entriesDir)
-		got := walkWith(t, dir, th.ID, func(r *chain.Repo) {
-			chain.SetWalkBatchAfter(r, -1)
-			chain.SetWalkBatchChunk(r, chunk)
-		})
-		sameView(t, got, want)
+		for _, viaGit := range []bool{false, true} {
+			os.RemoveAll(entriesDir)
+			got := walkWith(t, dir, th.ID, func(r *chain.Repo) {
+				chain.SetWalkBatchAfter(r, -1)
+				chain.SetWalkBatchChunk(r, chunk)
+				chain.SetWalkBatchViaGit(r, viaGit)
+			})
+			sameView(t, got, want)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/config"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 	"github.com/git-uwf/git-uwf/internal/workdir"
 	"github.com/git-uwf/git-uwf/moderator"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // KillFlags are the per-thread kill flags `thread cancel` raises for a

@@ -7,16 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // git runs git in dir and returns its trimmed stdout.
@@ -57,14 +53,14 @@ func openDir(t testing.TB, gitDir string) *Store {
 	return s
 }
 
-// commitNodes writes, with go-git, a commit whose tree holds nodes/<ALIAS>
-// for each ref (plus a nested copy to exercise recursion) and returns it.
-func commitNodes(t testing.TB, s *Store, parent plumbing.Hash, refs ...Ref) plumbing.Hash {
+// commitNodes writes a commit whose tree holds nodes/<ALIAS> for each ref
+// (plus a nested copy to exercise recursion) and returns it.
+func commitNodes(t testing.TB, s *Store, parent gitobj.Hash, refs ...Ref) gitobj.Hash {
 	t.Helper()
 	st := s.Storer()
 	storeObj := func(o interface {
-		Encode(plumbing.EncodedObject) error
-	}) plumbing.Hash {
+		Encode(gitobj.EncodedObject) error
+	}) gitobj.Hash {
 		enc := st.NewEncodedObject()
 		if err := o.Encode(enc); err != nil {
 			t.Fatal(err)
@@ -75,22 +71,22 @@ func commitNodes(t testing.TB, s *Store, parent plumbing.Hash, refs ...Ref) plum
 		}
 		return h
 	}
-	var entries []object.TreeEntry
+	var entries []gitobj.TreeEntry
 	for _, r := range refs {
-		entries = append(entries, object.TreeEntry{Name: string(r.Alias), Mode: filemode.Regular, Hash: r.OID})
+		entries = append(entries, gitobj.TreeEntry{Name: string(r.Alias), Mode: gitobj.ModeRegular, Hash: r.OID})
 	}
-	sort.Sort(object.TreeEntrySorter(entries))
-	nodes := storeObj(&object.Tree{Entries: entries})
-	deep := storeObj(&object.Tree{Entries: []object.TreeEntry{{Name: "deeper", Mode: filemode.Dir, Hash: nodes}}})
-	top := storeObj(&object.Tree{Entries: []object.TreeEntry{
-		{Name: "README", Mode: filemode.Regular, Hash: refs[0].OID},
-		{Name: "deep", Mode: filemode.Dir, Hash: deep},
-		{Name: "nodes", Mode: filemode.Dir, Hash: nodes},
+	gitobj.SortEntries(entries)
+	nodes := storeObj(&gitobj.Tree{Entries: entries})
+	deep := storeObj(&gitobj.Tree{Entries: []gitobj.TreeEntry{{Name: "deeper", Mode: gitobj.ModeDir, Hash: nodes}}})
+	top := storeObj(&gitobj.Tree{Entries: []gitobj.TreeEntry{
+		{Name: "README", Mode: gitobj.ModeRegular, Hash: refs[0].OID},
+		{Name: "deep", Mode: gitobj.ModeDir, Hash: deep},
+		{Name: "nodes", Mode: gitobj.ModeDir, Hash: nodes},
 	}})
-	sig := object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000, 0).UTC()}
-	c := &object.Commit{Author: sig, Committer: sig, Message: "nodes\n", TreeHash: top}
+	sig := gitobj.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000, 0).UTC()}
+	c := &gitobj.Commit{Author: sig, Committer: sig, Message: "nodes\n", TreeHash: top}
 	if !parent.IsZero() {
-		c.ParentHashes = []plumbing.Hash{parent}
+		c.ParentHashes = []gitobj.Hash{parent}
 	}
 	return storeObj(c)
 }
@@ -121,7 +117,7 @@ func TestGitRoundTripAndFsck(t *testing.T) {
 	if got := git(t, dir, "hash-object", f); got != r.OID.String() {
 		t.Fatalf("git hash-object = %s, want %s", got, r.OID)
 	}
-	c := commitNodes(t, s, plumbing.ZeroHash, r, text)
+	c := commitNodes(t, s, gitobj.ZeroHash, r, text)
 	git(t, dir, "update-ref", "refs/uwf/test", c.String())
 	git(t, dir, "fsck", "--strict", "--no-dangling")
 	// A fresh store reads what the first wrote.
@@ -136,7 +132,7 @@ func TestGitIndexFromRefs(t *testing.T) {
 	writer := Open(mustStorer(t, gitDir), "") // writes without touching the on-disk index
 	a, _ := writer.PutText("a")
 	b, _ := writer.PutText("b")
-	c1 := commitNodes(t, writer, plumbing.ZeroHash, a)
+	c1 := commitNodes(t, writer, gitobj.ZeroHash, a)
 	c2 := commitNodes(t, writer, c1, b)
 	git(t, dir, "update-ref", "refs/uwf/test", c2.String())
 	git(t, dir, "update-ref", "refs/heads/main", c2.String())
@@ -185,7 +181,7 @@ func TestGitFetch(t *testing.T) {
 	src := openDir(t, srcGit)
 	r, _ := src.PutText("fetched")
 	text, _ := src.TextSchema()
-	git(t, srcDir, "update-ref", "refs/uwf/threads/x", commitNodes(t, src, plumbing.ZeroHash, r, text).String())
+	git(t, srcDir, "update-ref", "refs/uwf/threads/x", commitNodes(t, src, gitobj.ZeroHash, r, text).String())
 
 	dstDir, dstGit := newGitRepo(t)
 	dst := openDir(t, dstGit)
@@ -203,9 +199,9 @@ func TestGitFetch(t *testing.T) {
 	}
 }
 
-func mustStorer(t testing.TB, gitDir string) storage.Storer {
+func mustStorer(t testing.TB, gitDir string) *DB {
 	t.Helper()
-	st, _, err := openStorer(gitDir)
+	st, err := OpenDB(gitDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +219,7 @@ func TestGitIndexFile(t *testing.T) {
 		}
 		refs = append(refs, r)
 	}
-	c1 := commitNodes(t, s, plumbing.ZeroHash, refs[:2]...)
+	c1 := commitNodes(t, s, gitobj.ZeroHash, refs[:2]...)
 	git(t, dir, "update-ref", "refs/uwf/a", c1.String())
 	if err := s.Refresh(t.Context()); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // formatVersion is the on-disk format of the alias index. A file with any

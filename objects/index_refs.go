@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
@@ -12,9 +13,9 @@ import (
 // refs/uwf/ and refs/remotes/, loose winning; see gitrepo.ReadHashRefs).
 // go-git's reference iterator walks every ref with a symlink-resolving
 // stat per path component, which costs seconds with 20,000 loose refs.
-// Symbolic refs are not tips, as with go-git. ok is false when the index
-// is not on disk or the refs cannot be read in-process (reftable, a broken
-// ref, …): the caller then asks go-git.
+// Symbolic refs are not tips. ok is false when the index is not on disk
+// or the refs cannot be read in-process (reftable, a broken ref, …): the
+// caller then asks git for-each-ref.
 func (s *Store) uwfRefsFromFiles() (tips map[string]gitobj.Hash, ok bool) {
 	dir := s.idx.dir
 	suffix := string(filepath.Separator) + filepath.FromSlash(IndexDirName)

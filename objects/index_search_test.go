@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // searchMapped finds what a binary search over the same records finds, for

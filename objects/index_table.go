@@ -14,6 +14,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // An alias table is the sorted, immutable part of the alias index (format

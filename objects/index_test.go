@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 func tables(t *testing.T, gitDir string) []string {
@@ -213,7 +215,7 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 	})
 }
 
-// The tips read from the ref files are the ones go-git lists.
+// The tips read from the ref files are the ones git for-each-ref lists.
 func TestListTipsFromFiles(t *testing.T) {
 	dir, gitDir := newGitRepo(t)
 	s := openDir(t, gitDir)
@@ -254,12 +256,12 @@ func TestListTipsFromFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fromGoGit, err := Open(s.Storer(), "").listTips()
+	_, fromGit, err := Open(s.Storer(), "").listTips()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fromFiles != fromGoGit {
-		t.Fatalf("digest from files %s, from go-git %s", fromFiles, fromGoGit)
+	if fromFiles != fromGit {
+		t.Fatalf("digest from files %s, from git for-each-ref %s", fromFiles, fromGit)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // ObjectReader reads whole objects of one object database in process:

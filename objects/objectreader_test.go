@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // TestObjectReaderMatchesGoGit reads every object of a deltified pack,
@@ -121,9 +123,9 @@ func TestObjectReaderDamagedLoose(t *testing.T) {
 	}
 }
 
-// FuzzParseLoose checks that any loose object file is parsed or refused
+// FuzzParseLooseFile checks that any loose object file is parsed or refused
 // without a panic, and that what is parsed has the size its header says.
-func FuzzParseLoose(f *testing.F) {
+func FuzzParseLooseFile(f *testing.F) {
 	for _, s := range []string{"blob 3\x00abc", "commit 0\x00", "tree 01\x00x", "blob 3\x00ab", "tag -1\x00"} {
 		var b bytes.Buffer
 		w := zlib.NewWriter(&b)

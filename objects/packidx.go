@@ -94,7 +94,7 @@ func (p *packIndexes) open(path string) (*packFile, error) {
 var idxMagic = []byte{0xff, 't', 'O', 'c'}
 
 // errIdxFormat marks an index this reader does not handle (version 1 or
-// damaged): the caller asks go-git instead.
+// damaged): the caller asks git cat-file instead.
 var errIdxFormat = errors.New("unsupported pack index")
 
 // reset forgets the pack list, so the next lookup lists the directory again.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // packedRepo returns a git dir whose n blobs all live in one pack (indexed

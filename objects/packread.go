@@ -11,11 +11,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
-// Reading a packed object without go-git's pack index.
+// Reading a packed object without decoding the pack's whole index.
 //
 // go-git decodes a pack's whole .idx (and checksums it) the first time it
 // reads any object from that pack: O(objects in the pack) for every
@@ -26,10 +25,10 @@ import (
 // and checks that the result hashes to the id asked for, as git does.
 // Anything this reader does not handle (an index of version 1, an object
 // over the size limit, a damaged entry) returns an error, and the caller
-// reads the object through go-git instead.
+// reads the object through git cat-file instead.
 
 // defaultPackedReadLimit is the largest object read whole into memory
-// here. Larger ones are left to go-git, which streams them from the pack.
+// here. Larger ones are read through git cat-file.
 const defaultPackedReadLimit = 32 << 20
 
 // maxDeltaChain bounds a delta chain; git's own default depth is 50 and
@@ -43,14 +42,14 @@ var errTooLarge = errors.New("packed object over the in-memory read limit")
 var errPackEntry = errors.New("malformed pack entry")
 
 // object reads h from the pack whose index lists it. A miss returns
-// plumbing.ErrObjectNotFound.
-func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
+// gitobj.ErrObjectNotFound.
+func (p *packIndexes) object(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	idx, off, found, err := p.locate(h)
 	if err != nil {
 		return nil, err
 	}
 	if !found {
-		return nil, plumbing.ErrObjectNotFound
+		return nil, gitobj.ErrObjectNotFound
 	}
 	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
 	p.mu.Lock()
@@ -63,13 +62,13 @@ func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 	if limit <= 0 {
 		limit = defaultPackedReadLimit
 	}
-	typ, data, err := readPackEntry(f, off, limit, func(base plumbing.Hash) (int64, bool, error) {
+	typ, data, err := readPackEntry(f, off, limit, func(base gitobj.Hash) (int64, bool, error) {
 		return p.offsetIn(idx, base)
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
 	}
-	obj := &plumbing.MemoryObject{}
+	obj := &gitobj.MemoryObject{}
 	obj.SetType(typ)
 	if _, err := obj.Write(data); err != nil {
 		return nil, err
@@ -86,20 +85,20 @@ func (p *packIndexes) object(h plumbing.Hash) (*plumbing.MemoryObject, error) {
 //
 // bases, when not nil, keeps the objects that deltas were applied to, and
 // is asked for them first.
-func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash) (int64, bool, error), bases *deltaBases) (plumbing.ObjectType, []byte, error) {
+func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) (int64, bool, error), bases *deltaBases) (gitobj.ObjectType, []byte, error) {
 	var (
 		deltas [][]byte // outermost first
 		offs   []int64  // the entry of each of deltas
 	)
 	// patch applies deltas to base, the object at off, keeping the bases
 	// it makes on the way.
-	patch := func(typ plumbing.ObjectType, data []byte) (plumbing.ObjectType, []byte, error) {
+	patch := func(typ gitobj.ObjectType, data []byte) (gitobj.ObjectType, []byte, error) {
 		for i := len(deltas) - 1; i >= 0; i-- {
 			if target, err := deltaTargetSize(deltas[i]); err != nil || target > limit {
 				return 0, nil, errors.Join(errTooLarge, err)
 			}
 			var err error
-			if data, err = packfile.PatchDelta(data, deltas[i]); err != nil {
+			if data, err = applyDelta(data, deltas[i]); err != nil {
 				return 0, nil, fmt.Errorf("apply delta: %w", err)
 			}
 			if i > 0 {
@@ -139,7 +138,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 			return 0, nil, err
 		}
 		switch typ {
-		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+		case gitobj.CommitObject, gitobj.TreeObject, gitobj.BlobObject, gitobj.TagObject:
 			if size > limit {
 				return 0, nil, errTooLarge
 			}
@@ -151,11 +150,11 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 				bases.put(f, off, typ, data)
 			}
 			return patch(typ, data)
-		case plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
+		case gitobj.OFSDeltaObject, gitobj.REFDeltaObject:
 			// The base's place comes before the delta data: an offset back
 			// from this entry, or an object id in the same pack.
 			next := off
-			if typ == plumbing.OFSDeltaObject {
+			if typ == gitobj.OFSDeltaObject {
 				rel, err := deltaBaseOffset(br)
 				if err != nil {
 					return 0, nil, err
@@ -165,7 +164,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(plumbing.Hash
 				}
 				next = off - rel
 			} else {
-				var base plumbing.Hash
+				var base gitobj.Hash
 				if _, err := io.ReadFull(br, base[:]); err != nil {
 					return 0, nil, errPackEntry
 				}
@@ -204,12 +203,12 @@ type entryReader interface {
 // entryHeader reads a pack entry's type and (inflated) size: the type in
 // bits 4-6 of the first byte, the size in its low four bits and seven bits
 // of each following byte while the high bit is set.
-func entryHeader(br entryReader) (plumbing.ObjectType, int64, error) {
+func entryHeader(br entryReader) (gitobj.ObjectType, int64, error) {
 	c, err := br.ReadByte()
 	if err != nil {
 		return 0, 0, errPackEntry
 	}
-	typ := plumbing.ObjectType((c >> 4) & 7)
+	typ := gitobj.ObjectType((c >> 4) & 7)
 	size := int64(c & 0x0f)
 	for shift := 4; c&0x80 != 0; shift += 7 {
 		if shift > 56 {
@@ -346,7 +345,7 @@ type deltaBases struct {
 type deltaBase struct {
 	pack io.ReaderAt
 	off  int64
-	typ  plumbing.ObjectType
+	typ  gitobj.ObjectType
 	data []byte
 }
 
@@ -357,7 +356,7 @@ const (
 
 func deltaSlot(off int64) int { return int(uint64(off) * 0x9e3779b97f4a7c15 >> 54) } // 10 bits
 
-func (c *deltaBases) get(pack io.ReaderAt, off int64) (plumbing.ObjectType, []byte, bool) {
+func (c *deltaBases) get(pack io.ReaderAt, off int64) (gitobj.ObjectType, []byte, bool) {
 	if c == nil {
 		return 0, nil, false
 	}
@@ -370,7 +369,7 @@ func (c *deltaBases) get(pack io.ReaderAt, off int64) (plumbing.ObjectType, []by
 	return s.typ, s.data, true
 }
 
-func (c *deltaBases) put(pack io.ReaderAt, off int64, typ plumbing.ObjectType, data []byte) {
+func (c *deltaBases) put(pack io.ReaderAt, off int64, typ gitobj.ObjectType, data []byte) {
 	if c == nil || len(data) > deltaBasesSize/16 {
 		return
 	}

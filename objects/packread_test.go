@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
+	gogit "github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -20,7 +21,7 @@ import (
 // historyRepo returns a git dir holding a history of similar files (so
 // that a repack stores most of them as deltas), packed by repack with the
 // given extra git options, and the ids of all its objects.
-func historyRepo(t *testing.T, gitOpts ...string) (string, []plumbing.Hash) {
+func historyRepo(t *testing.T, gitOpts ...string) (string, []gitobj.Hash) {
 	t.Helper()
 	dir, gitDir := newGitRepo(t)
 	var body strings.Builder
@@ -45,9 +46,9 @@ func historyRepo(t *testing.T, gitOpts ...string) (string, []plumbing.Hash) {
 	git(t, dir, "tag", "-a", "-m", "a tag", "v1")
 	git(t, dir, append(gitOpts, "repack", "-adf", "-q", "--depth=50", "--window=50")...)
 	git(t, dir, "prune-packed")
-	var oids []plumbing.Hash
+	var oids []gitobj.Hash
 	for _, line := range strings.Split(git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"), "\n") {
-		oids = append(oids, plumbing.NewHash(line))
+		oids = append(oids, gitobj.NewHash(line))
 	}
 	return gitDir, oids
 }
@@ -70,17 +71,18 @@ func deltaCount(t *testing.T, gitDir string) int {
 }
 
 // goGitObject reads h through go-git's own filesystem storage.
-func goGitObject(t *testing.T, gitDir string, h plumbing.Hash) (plumbing.ObjectType, []byte) {
+func goGitObject(t *testing.T, gitDir string, h gitobj.Hash) (gitobj.ObjectType, []byte) {
 	t.Helper()
 	st := filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault())
-	obj, err := st.EncodedObject(plumbing.AnyObject, h)
+	obj, err := st.EncodedObject(gogit.AnyObject, gogit.Hash(h))
 	if err != nil {
 		t.Fatalf("go-git read %s: %v", h, err)
 	}
-	return obj.Type(), objectBytes(t, obj)
+	return gitobj.ObjectType(obj.Type()), objectBytes(t, obj)
 }
 
-func objectBytes(t *testing.T, obj plumbing.EncodedObject) []byte {
+// objectBytes reads the content of an object, ours or go-git's.
+func objectBytes(t *testing.T, obj interface{ Reader() (io.ReadCloser, error) }) []byte {
 	t.Helper()
 	rc, err := obj.Reader()
 	if err != nil {
@@ -109,7 +111,7 @@ func TestPackedReadMatchesGoGit(t *testing.T) {
 				t.Fatalf("only %d deltas in the pack; the test needs a deltified pack", n)
 			}
 			p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
-			types := map[plumbing.ObjectType]int{}
+			types := map[gitobj.ObjectType]int{}
 			for _, h := range oids {
 				obj, err := p.object(h)
 				if err != nil {
@@ -125,57 +127,59 @@ func TestPackedReadMatchesGoGit(t *testing.T) {
 				}
 				types[typ]++
 			}
-			for _, typ := range []plumbing.ObjectType{plumbing.BlobObject, plumbing.TreeObject, plumbing.CommitObject, plumbing.TagObject} {
+			for _, typ := range []gitobj.ObjectType{gitobj.BlobObject, gitobj.TreeObject, gitobj.CommitObject, gitobj.TagObject} {
 				if types[typ] == 0 {
 					t.Errorf("no %s read", typ)
 				}
 			}
-			missing := plumbing.ComputeHash(plumbing.BlobObject, []byte("not stored"))
-			if _, err := p.object(missing); !errors.Is(err, plumbing.ErrObjectNotFound) {
+			missing := gitobj.ComputeHash(gitobj.BlobObject, []byte("not stored"))
+			if _, err := p.object(missing); !errors.Is(err, gitobj.ErrObjectNotFound) {
 				t.Fatalf("object(missing) error = %v; want ErrObjectNotFound", err)
 			}
 		})
 	}
 }
 
-// packedStorer wraps go-git's storage of gitDir as Store does.
-func packedStorer(gitDir string) resilientStorer {
-	c := cache.NewObjectLRUDefault()
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), c, filesystem.Options{})
-	return newResilientStorer(st, c, filepath.Join(gitDir, "objects"))
+// packedStorer opens the object database of gitDir as Store does.
+func packedStorer(t *testing.T, gitDir string) *DB {
+	t.Helper()
+	db, err := OpenDB(gitDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
-func TestResilientStorerPackedReads(t *testing.T) {
+func TestDBPackedReads(t *testing.T) {
 	tests := []struct {
 		name  string
-		limit int64 // of the pack reader; objects over it are read by go-git
+		limit int64 // of the pack reader; objects over it are read by git cat-file
 	}{
 		{"read by the pack reader", 0},
-		{"over the size limit: go-git", 64},
+		{"over the size limit: git cat-file", 64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gitDir, oids := historyRepo(t)
-			r := packedStorer(gitDir)
+			r := packedStorer(t, gitDir)
 			r.packs.limit = tt.limit
 			for _, h := range oids {
 				typ, want := goGitObject(t, gitDir, h)
-				size, err := r.EncodedObjectSize(h)
-				if err != nil || size != int64(len(want)) {
-					t.Fatalf("EncodedObjectSize(%s) = %d, %v; want %d", h, size, err, len(want))
-				}
-				obj, err := r.EncodedObject(plumbing.AnyObject, h)
+				obj, err := r.EncodedObject(gitobj.AnyObject, h)
 				if err != nil {
 					t.Fatalf("EncodedObject(%s): %v", h, err)
+				}
+				if obj.Size() != int64(len(want)) {
+					t.Fatalf("EncodedObject(%s) has size %d; want %d", h, obj.Size(), len(want))
 				}
 				if obj.Type() != typ || !bytes.Equal(objectBytes(t, obj), want) {
 					t.Fatalf("EncodedObject(%s) differs from go-git's read", h)
 				}
-				other := plumbing.BlobObject
-				if typ == plumbing.BlobObject {
-					other = plumbing.TreeObject
+				other := gitobj.BlobObject
+				if typ == gitobj.BlobObject {
+					other = gitobj.TreeObject
 				}
-				if _, err := r.EncodedObject(other, h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+				if _, err := r.EncodedObject(other, h); !errors.Is(err, gitobj.ErrObjectNotFound) {
 					t.Fatalf("EncodedObject(%s, %s) error = %v; want ErrObjectNotFound", other, h, err)
 				}
 			}
@@ -187,8 +191,8 @@ func TestResilientStorerPackedReads(t *testing.T) {
 // replaced since the storer listed the packs.
 func TestPackedReadAfterRepack(t *testing.T) {
 	gitDir, oids := historyRepo(t)
-	r := packedStorer(gitDir)
-	if _, err := r.EncodedObject(plumbing.AnyObject, oids[0]); err != nil {
+	r := packedStorer(t, gitDir)
+	if _, err := r.EncodedObject(gitobj.AnyObject, oids[0]); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack"))
@@ -198,7 +202,7 @@ func TestPackedReadAfterRepack(t *testing.T) {
 		t.Fatalf("repack did not replace the pack: %v, then %v", before, after)
 	}
 	for _, h := range oids[1:] {
-		obj, err := r.EncodedObject(plumbing.AnyObject, h)
+		obj, err := r.EncodedObject(gitobj.AnyObject, h)
 		if err != nil {
 			t.Fatalf("after repack: EncodedObject(%s): %v", h, err)
 		}
@@ -213,7 +217,7 @@ func TestPackedReadAfterRepack(t *testing.T) {
 }
 
 // TestPackedReadDamaged checks that a damaged entry is an error of the
-// pack reader (which sends the read to go-git), never a wrong object.
+// pack reader (which sends the read to git cat-file), never a wrong object.
 func TestPackedReadDamaged(t *testing.T) {
 	gitDir, oids := packedRepo(t, 1, 2)
 	p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
@@ -255,11 +259,11 @@ func TestPackedReadDamaged(t *testing.T) {
 // pack is over 4 GiB: offsets with the high bit set index the table of
 // 64-bit offsets.
 func TestIdxLargeOffsets(t *testing.T) {
-	names := []plumbing.Hash{
-		plumbing.NewHash("0a" + strings.Repeat("11", 19)),
-		plumbing.NewHash("0a" + strings.Repeat("22", 19)),
-		plumbing.NewHash("7f" + strings.Repeat("33", 19)),
-		plumbing.NewHash("ff" + strings.Repeat("44", 19)),
+	names := []gitobj.Hash{
+		gitobj.NewHash("0a" + strings.Repeat("11", 19)),
+		gitobj.NewHash("0a" + strings.Repeat("22", 19)),
+		gitobj.NewHash("7f" + strings.Repeat("33", 19)),
+		gitobj.NewHash("ff" + strings.Repeat("44", 19)),
 	}
 	offsets := []int64{12, 5 << 32, 1<<31 - 1, 1<<40 + 7}
 	var small []uint32
@@ -305,7 +309,7 @@ func TestIdxLargeOffsets(t *testing.T) {
 			t.Errorf("locate(%s) = %d, %v, %v; want %d", h, off, found, err, offsets[i])
 		}
 	}
-	if _, _, found, err := p.locate(plumbing.NewHash("0a" + strings.Repeat("12", 19))); found || err != nil {
+	if _, _, found, err := p.locate(gitobj.NewHash("0a" + strings.Repeat("12", 19))); found || err != nil {
 		t.Errorf("locate(absent) = %v, %v", found, err)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // IsUWFRef reports whether the alias index follows the ref name:
@@ -41,20 +41,33 @@ func (s *Store) listTips() ([]tip, string, error) {
 		}
 		return sortTips(tips)
 	}
-	iter, err := s.st.IterReferences()
+	tips, err := s.st.uwfTips()
 	if err != nil {
-		return nil, "", fmt.Errorf("list refs: %w", err)
-	}
-	err = iter.ForEach(func(r *plumbing.Reference) error {
-		if r.Type() == plumbing.HashReference && IsUWFRef(r.Name().String()) {
-			tips = append(tips, tip{r.Name().String(), r.Hash()})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, "", fmt.Errorf("list refs: %w", err)
+		return nil, "", err
 	}
 	return sortTips(tips)
+}
+
+// uwfTips lists the uwf ref tips through `git for-each-ref`, for when the
+// ref files cannot be read in-process. Symbolic refs are not tips.
+func (db *DB) uwfTips() ([]tip, error) {
+	run, err := gitrepo.NewRunner(db.gitDir, []string{"GIT_DIR=" + db.gitDir})
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	out, err := run.Run(context.Background(), nil, "for-each-ref",
+		"--format=%(objectname) %(refname) %(symref)", "refs/uwf/", "refs/remotes/")
+	if err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
+	var tips []tip
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line) // a third field names a symbolic ref's target
+		if len(f) == 2 && IsUWFRef(f[1]) && gitobj.IsHash(f[0]) {
+			tips = append(tips, tip{f[1], gitobj.NewHash(f[0])})
+		}
+	}
+	return tips, nil
 }
 
 // sortTips sorts tips by name and computes their digest.

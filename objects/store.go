@@ -9,12 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/internal/jsonschema"
 )
@@ -26,8 +21,8 @@ const IndexDirName = "uwf/index"
 // Store reads and writes nodes in a git object database. It is safe for
 // concurrent use.
 type Store struct {
-	mu  sync.Mutex // guards st (go-git is not thread-safe) and idx
-	st  storage.Storer
+	mu  sync.Mutex // guards idx
+	st  *DB
 	idx *index
 
 	meta    Alias              // alias of the meta-schema node
@@ -53,11 +48,11 @@ type compiled struct {
 	sch     *jsonschema.Schema
 }
 
-// Open returns a Store on s. The alias index lives in indexDir; "" keeps it
-// in memory only.
-func Open(s storage.Storer, indexDir string) *Store {
+// Open returns a Store on the object database db. The alias index lives in
+// indexDir; "" keeps it in memory only.
+func Open(db *DB, indexDir string) *Store {
 	return &Store{
-		st:      s,
+		st:      db,
 		idx:     newIndex(indexDir),
 		meta:    MetaSchemaAlias(),
 		aliasOf: AliasOf,
@@ -69,31 +64,15 @@ func Open(s storage.Storer, indexDir string) *Store {
 // common dir of a repository with worktrees) directly, without checking
 // repository extensions, and keeps the alias index in <dir>/uwf/index.
 func OpenDir(gitCommonDir string) (*Store, error) {
-	st, abs, err := openStorer(gitCommonDir)
+	db, err := OpenDB(gitCommonDir)
 	if err != nil {
 		return nil, err
 	}
-	return Open(st, filepath.Join(abs, filepath.FromSlash(IndexDirName))), nil
+	return Open(db, filepath.Join(db.GitDir(), filepath.FromSlash(IndexDirName))), nil
 }
 
-// openStorer opens the filesystem storage of a git directory.
-func openStorer(gitDir string) (storage.Storer, string, error) {
-	abs, err := filepath.Abs(gitDir)
-	if err != nil {
-		return nil, "", fmt.Errorf("open store %s: %w", gitDir, err)
-	}
-	fs := osfs.New(abs)
-	if _, err := fs.Stat("objects"); err != nil {
-		return nil, "", fmt.Errorf("open store %s: not a git directory: %w", gitDir, err)
-	}
-	c := cache.NewObjectLRUDefault()
-	st := filesystem.NewStorageWithOptions(fs, c, filesystem.Options{})
-	return newResilientStorer(st, c, filepath.Join(abs, "objects")), abs, nil
-}
-
-// Storer returns the underlying go-git storer. Callers that use it directly
-// must not do so concurrently with the Store.
-func (s *Store) Storer() storage.Storer { return s.st }
+// Storer returns the object database the store reads and writes.
+func (s *Store) Storer() *DB { return s.st }
 
 // MetaSchema writes the meta-schema node if needed and returns it.
 func (s *Store) MetaSchema() (Ref, error) {
@@ -170,15 +149,15 @@ func (s *Store) putSchema(blob, payload []byte) (Ref, error) {
 // write stores blob bytes (if not present) and indexes them.
 func (s *Store) write(blob []byte) (Ref, error) {
 	a := AliasOf(blob)
-	oid := plumbing.ComputeHash(plumbing.BlobObject, blob)
+	oid := gitobj.ComputeHash(gitobj.BlobObject, blob)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.st.HasEncodedObject(oid); err != nil {
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+		if !errors.Is(err, gitobj.ErrObjectNotFound) {
 			return Ref{}, fmt.Errorf("write node %s: %w", a, err)
 		}
 		obj := s.st.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
+		obj.SetType(gitobj.BlobObject)
 		obj.SetSize(int64(len(blob)))
 		w, err := obj.Writer()
 		if err != nil {
@@ -207,7 +186,7 @@ func (s *Store) write(blob []byte) (Ref, error) {
 
 // Learn records that the blob oid has alias a. The claim is verified when
 // the alias is read, so a wrong one is harmless.
-func (s *Store) Learn(a Alias, oid plumbing.Hash) error {
+func (s *Store) Learn(a Alias, oid gitobj.Hash) error {
 	if !IsAlias(string(a)) {
 		return fmt.Errorf("learn %q: not a canonical alias", a)
 	}
@@ -216,7 +195,7 @@ func (s *Store) Learn(a Alias, oid plumbing.Hash) error {
 	return s.learnLocked(a, oid)
 }
 
-func (s *Store) learnLocked(a Alias, oid plumbing.Hash) error {
+func (s *Store) learnLocked(a Alias, oid gitobj.Hash) error {
 	if err := s.idx.ensure(); err != nil {
 		return err
 	}
@@ -256,10 +235,10 @@ func (s *Store) BatchLearn() (end func()) {
 }
 
 // readBlob reads a blob's bytes; s.mu must be held.
-func (s *Store) readBlob(oid plumbing.Hash) ([]byte, error) {
-	obj, err := s.st.EncodedObject(plumbing.BlobObject, oid)
+func (s *Store) readBlob(oid gitobj.Hash) ([]byte, error) {
+	obj, err := s.st.EncodedObject(gitobj.BlobObject, oid)
 	if err != nil {
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
+		if errors.Is(err, gitobj.ErrObjectNotFound) {
 			return nil, fmt.Errorf("blob %s: %w", oid, ErrNotFound)
 		}
 		return nil, fmt.Errorf("read blob %s: %w", oid, err)
@@ -278,8 +257,8 @@ func (s *Store) readBlob(oid plumbing.Hash) ([]byte, error) {
 
 // verified returns the distinct blobs indexed under a whose bytes really
 // hash to a; s.mu must be held.
-func (s *Store) verified(a Alias) ([]plumbing.Hash, [][]byte) {
-	var oids []plumbing.Hash
+func (s *Store) verified(a Alias) ([]gitobj.Hash, [][]byte) {
+	var oids []gitobj.Hash
 	var blobs [][]byte
 	for _, oid := range s.idx.lookup(a) {
 		b, err := s.readBlob(oid)
@@ -327,7 +306,7 @@ func (s *Store) getLocked(ctx context.Context, a Alias) (Node, error) {
 }
 
 // GetOID reads the node stored in blob oid and records its alias.
-func (s *Store) GetOID(oid plumbing.Hash) (Node, error) {
+func (s *Store) GetOID(oid gitobj.Hash) (Node, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, err := s.readBlob(oid)

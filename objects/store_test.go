@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
+// newMemStore returns a Store on a new repository whose alias index is
+// kept in memory only.
 func newMemStore(t testing.TB) *Store {
 	t.Helper()
-	return Open(memory.NewStorage(), "")
+	_, gitDir := newGitRepo(t)
+	return Open(mustStorer(t, gitDir), "")
 }
 
 func mustPutSchema(t testing.TB, s *Store, schema string) Alias {
@@ -53,7 +55,7 @@ func TestPutGetRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustPut(t, s, typ, tt.payload)
-			if r.OID != plumbing.ComputeHash(plumbing.BlobObject, []byte(`{"payload":`+tt.want+`,"type":"`+string(typ)+`"}`)) {
+			if r.OID != gitobj.ComputeHash(gitobj.BlobObject, []byte(`{"payload":`+tt.want+`,"type":"`+string(typ)+`"}`)) {
 				t.Fatalf("unexpected oid %s", r.OID)
 			}
 			n, err := s.Get(r.Alias)
@@ -115,7 +117,7 @@ func TestGetMissing(t *testing.T) {
 	if ok, err := s.Has("0123456789ABC"); ok || err != nil {
 		t.Fatalf("Has missing = %v, %v", ok, err)
 	}
-	if _, err := s.GetOID(plumbing.NewHash("0123456789012345678901234567890123456789")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetOID(gitobj.NewHash("0123456789012345678901234567890123456789")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("GetOID missing: %v", err)
 	}
 }
@@ -381,7 +383,7 @@ func TestAliasCollision(t *testing.T) {
 	if err := s.Learn(a.Alias, b.OID); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Learn(a.Alias, plumbing.NewHash("0123456789012345678901234567890123456789")); err != nil {
+	if err := s.Learn(a.Alias, gitobj.NewHash("0123456789012345678901234567890123456789")); err != nil {
 		t.Fatal(err)
 	}
 	n, err := s.Get(a.Alias)

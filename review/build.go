@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 

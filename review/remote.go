@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 

@@ -101,8 +101,8 @@ func ImportBundle(ctx context.Context, repo *chain.Repo, file, label string) (*R
 	}
 	stage := "uwf-import-" + hex.EncodeToString(suffix[:])
 	defer dropStaging(context.WithoutCancel(ctx), repo, stage)
-	if _, err := repo.Git.Run(ctx, nil, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", file,
-		"+"+chain.RefPrefix+"*:"+trackingPrefix(stage)+"*"); err != nil {
+	args := append(fetchArgs(), "--quiet", file, "+"+chain.RefPrefix+"*:"+trackingPrefix(stage)+"*")
+	if _, err := trackingGit(repo).Run(ctx, nil, args...); err != nil {
 		return nil, fmt.Errorf("%s is truncated or damaged (git fetch: %s); nothing was imported", label, gitReason(err))
 	}
 	st, err := listState(ctx, repo, stage)

@@ -7,7 +7,10 @@
 //   - [Fetch] lists the remote's refs/uwf/* (git ls-remote), fetches only
 //     the refs that moved into the remote-tracking namespace
 //     refs/remotes/<remote>/uwf/* (nothing when none moved), prunes the
-//     ones the remote no longer has, and then [Reconcile]s.
+//     ones the remote no longer has, and then [Reconcile]s. A clone with no
+//     remote-tracking git-uwf ref of the remote yet fetches the whole
+//     namespace without listing it first. The remote-tracking refs get no
+//     reflog (see trackingGit).
 //   - [Reconcile] compares each remote-tracking ref with its local
 //     refs/uwf/... twin and yields one [Result] per ref; one bad ref never
 //     aborts the rest. Every ref is decided first and the local refs then

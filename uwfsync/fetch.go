@@ -91,15 +91,26 @@ func (st *refState) setTracking(remote string, refs []gitrepo.RefEntry) {
 // and the fetch is fetched at its newer value or picked up by the next run;
 // either way nothing local is overwritten, since local refs only move
 // through reconcile and the push is never forced.
+//
+// When this clone has no remote-tracking git-uwf ref of remote yet (its
+// first fetch), every ref the remote has is new: the listing could only
+// confirm that, so the whole namespace is fetched at once, without it.
 func fetchState(ctx context.Context, repo *chain.Repo, remote string) (*refState, error) {
-	ls := startLsRemote(ctx, repo.Git, remote)
 	st, err := listState(ctx, repo, remote)
-	theirs, lsErr := ls.wait()
 	if err != nil {
 		return nil, err
 	}
-	if lsErr != nil {
-		return nil, lsErr
+	if len(st.tracking) == 0 {
+		if err := fetchAll(ctx, repo, remote, st); err != nil {
+			return nil, err
+		}
+		st.moved = len(st.tracking) > 0
+		st.written += len(st.tracking) // all new: each one was written
+		return st, nil
+	}
+	theirs, err := lsRemote(ctx, repo.Git, remote)
+	if err != nil {
+		return nil, err
 	}
 	return st, applyRemote(ctx, repo, remote, st, theirs)
 }
@@ -151,11 +162,11 @@ func applyRemote(ctx context.Context, repo *chain.Repo, remote string, st *refSt
 		return fetchAll(ctx, repo, remote, st)
 	}
 	if len(changed) > 0 {
-		args := []string{"fetch", "--no-tags", "--no-write-fetch-head", remote}
+		args := append(fetchArgs(), remote)
 		for _, name := range changed {
 			args = append(args, "+"+name+":"+trackingRef(remote, name))
 		}
-		if _, err := repo.Git.Run(ctx, nil, args...); err != nil {
+		if _, err := trackingGit(repo).Run(ctx, nil, args...); err != nil {
 			// A ref deleted on the remote since the listing makes the
 			// explicit fetch fail; the wildcard fetch copes with that.
 			return fetchAll(ctx, repo, remote, st)
@@ -165,7 +176,7 @@ func applyRemote(ctx context.Context, repo *chain.Repo, remote string, st *refSt
 	for _, name := range gone {
 		prune = append(prune, gitrepo.RefUpdate{Ref: trackingRef(remote, name), New: gitrepo.ZeroOID, Old: st.tracking[name]})
 	}
-	if err := repo.Git.UpdateRefs(ctx, "uwf: pruned, gone from "+remote, prune...); err != nil {
+	if err := trackingGit(repo).UpdateRefs(ctx, "uwf: pruned, gone from "+remote, prune...); err != nil {
 		return fmt.Errorf("prune remote-tracking refs of %s: %w", remote, err)
 	}
 	for _, name := range gone {
@@ -195,8 +206,8 @@ func applyRemote(ctx context.Context, repo *chain.Repo, remote string, st *refSt
 // fetchAll runs git fetch --prune of the whole refs/uwf/* namespace and
 // re-reads the remote-tracking refs into st.
 func fetchAll(ctx context.Context, repo *chain.Repo, remote string, st *refState) error {
-	if _, err := repo.Git.Run(ctx, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--prune",
-		remote, fetchRefspec(remote)); err != nil {
+	args := append(fetchArgs(), "--prune", remote, fetchRefspec(remote))
+	if _, err := trackingGit(repo).Run(ctx, nil, args...); err != nil {
 		return fmt.Errorf("fetch git-uwf refs from %s: %w", remote, err)
 	}
 	refs, err := repo.ListRefs(ctx, trackingPrefix(remote))
@@ -205,6 +216,26 @@ func fetchAll(ctx context.Context, repo *chain.Repo, remote string, st *refState
 	}
 	st.setTracking(remote, refs)
 	return nil
+}
+
+// fetchArgs starts the git fetch of git-uwf refs into the remote-tracking
+// namespace: no tags and no FETCH_HEAD (nothing reads them).
+func fetchArgs() []string {
+	return []string{"fetch", "--no-tags", "--no-write-fetch-head"}
+}
+
+// trackingGit is the git runner for the commands of a run that write
+// remote-tracking refs only (fetch and prune into refs/remotes/<r>/uwf/*,
+// push, which may record what it sent there, and recordPushed): it passes
+// core.logAllRefUpdates=false, so git creates no reflog for those refs, as
+// git does for refs outside refs/heads/, refs/remotes/ and refs/notes/ by
+// default. Nothing in git-uwf reads them: a remote-tracking ref mirrors
+// the remote, and what moved the local refs/uwf/* is their history. A
+// reflog that exists already (e.g. made by a plain git fetch) is still
+// appended to. Creating one reflog file per ref is a large part of what
+// git spends writing the refs of a fetch or push of 1,000 new threads.
+func trackingGit(repo *chain.Repo) *gitrepo.Runner {
+	return repo.Git.WithConfig("core.logAllRefUpdates=false")
 }
 
 // lsRemote lists the remote's refs/uwf/* (git ls-remote --refs), keyed by

@@ -92,7 +92,7 @@ func push(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 			args = append(args, name+":"+name)
 		}
 	}
-	out, pushErr := repo.Git.Run(ctx, nil, args...)
+	out, pushErr := trackingGit(repo).Run(ctx, nil, args...)
 	lines := parsePorcelain(string(out))
 	if len(lines) == 0 {
 		if pushErr != nil {
@@ -165,7 +165,7 @@ func recordPushed(ctx context.Context, repo *chain.Repo, remote string, moved []
 		}
 		updates = append(updates, u)
 	}
-	if err := repo.Git.UpdateRefs(ctx, "uwf: pushed to "+remote, updates...); err != nil {
+	if err := trackingGit(repo).UpdateRefs(ctx, "uwf: pushed to "+remote, updates...); err != nil {
 		return fmt.Errorf("record pushed refs in %s: %w", trackingPrefix(remote), err)
 	}
 	st.written += len(moved)

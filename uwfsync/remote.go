@@ -45,8 +45,11 @@ func CheckRemote(ctx context.Context, repo *chain.Repo, remote string) error {
 	if remote == "" || strings.HasPrefix(remote, "-") {
 		return fmt.Errorf("invalid remote name %q", remote)
 	}
-	if _, err := repo.Git.Output(ctx, "check-ref-format", trackingPrefix(remote)+"x"); err != nil {
-		return fmt.Errorf("invalid remote name %q: git uwf only talks to a configured remote (git remote add <name> <url>)", remote)
+	// Only a name the in-process check rejects costs a git process.
+	if name := trackingPrefix(remote) + "x"; !gitrepo.ValidRefName(name) {
+		if _, err := repo.Git.Output(ctx, "check-ref-format", name); err != nil {
+			return fmt.Errorf("invalid remote name %q: git uwf only talks to a configured remote (git remote add <name> <url>)", remote)
+		}
 	}
 	url, err := configGet(ctx, repo.Git, "remote."+remote+".url")
 	if err != nil {

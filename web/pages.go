@@ -17,6 +17,7 @@ import (
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/graph"
 	"github.com/git-uwf/git-uwf/graph/threadgraph"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // statusChoices are the list filter's states; "active" is every state but

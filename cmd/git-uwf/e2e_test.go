@@ -11,7 +11,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// gitUwfBin is the git-uwf binary built once for the end-to-end scripts.
+// gitUwfBin is the git-uwf binary built once for the end-to-end scripts,
+// with git-uwf-agent-supervisor beside it as make install puts them.
 var gitUwfBin string
 
 func TestMain(m *testing.M) {
@@ -26,10 +27,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	gitUwfBin = filepath.Join(dir, "git-uwf")
-	build := exec.Command("go", "build", "-o", gitUwfBin, ".")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../git-uwf-agent-supervisor")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build git-uwf:", err)
+		fmt.Fprintln(os.Stderr, "build git-uwf and git-uwf-agent-supervisor:", err)
 		return 1
 	}
 	return m.Run()

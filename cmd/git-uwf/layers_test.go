@@ -17,23 +17,24 @@ var layers = []struct {
 	path string
 	rank int
 }{
-	{"internal", 0},          // ground floor: git, files, schema, paths, logs, fakes
-	{"objects", 1},           // model
-	{"moderator", 1},         //
-	{"chain", 1},             //
-	{"graph/threadgraph", 3}, // reads threads: application
-	{"graph", 1},             //
-	{"agentkit", 2},          // agent kit
-	{"builtins", 3},          // application
-	{"config", 3},            //
-	{"engine", 3},            //
-	{"uwfsync", 3},           //
-	{"review", 3},            //
-	{"web", 3},               //
-	{"bench", 4},             // measures everything below the commands
-	{"test", 4},              //
-	{"cmd/git-uwf-serve", 5}, // the web viewer's program: the serve command alone
-	{"cmd", 5},               // commands
+	{"internal", 0},                     // ground floor: git, files, schema, paths, logs, fakes
+	{"objects", 1},                      // model
+	{"moderator", 1},                    //
+	{"chain", 1},                        //
+	{"graph/threadgraph", 3},            // reads threads: application
+	{"graph", 1},                        //
+	{"agentkit", 2},                     // agent kit
+	{"builtins", 3},                     // application
+	{"config", 3},                       //
+	{"engine", 3},                       //
+	{"uwfsync", 3},                      //
+	{"review", 3},                       //
+	{"web", 3},                          //
+	{"bench", 4},                        // measures everything below the commands
+	{"test", 4},                         //
+	{"cmd/git-uwf-serve", 5},            // the web viewer's program: the serve command alone
+	{"cmd/git-uwf-agent-supervisor", 5}, // the agent supervisor's program: agentkit/supervisor alone
+	{"cmd", 5},                          // commands
 }
 
 // model packages, which the ground floor must never import.

@@ -31,7 +31,9 @@ func processRuns(pid int) bool {
 // binary and an agent that starts a background child and sleeps, kills the
 // git-uwf process with SIGKILL, and checks that no process of the agent
 // runs a second later: a plain agent command, and the pipe agent's CLI
-// with the pipe agent in process or spawned as its own process.
+// with the pipe agent in process or spawned as its own process; supervised
+// by git-uwf-agent-supervisor, or by git-uwf itself where that program is
+// not installed.
 func TestSIGKILLedStepLeavesNoAgent(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs /proc to list the agent's processes")
@@ -40,16 +42,23 @@ func TestSIGKILLedStepLeavesNoAgent(t *testing.T) {
 		name  string
 		agent func(script string) string
 		env   []string
+		alone bool // git-uwf without git-uwf-agent-supervisor beside it
 	}{
-		{"agent command", func(script string) string { return "sh " + script }, nil},
-		{"pipe agent in process", func(script string) string { return "git-uwf agent pipe -- sh " + script }, nil},
-		{"pipe agent spawned", func(script string) string { return "git-uwf agent pipe -- sh " + script }, []string{"UWF_SPAWN_AGENTS=1"}},
+		{"agent command", func(script string) string { return "sh " + script }, nil, false},
+		{"pipe agent in process", func(script string) string { return "git-uwf agent pipe -- sh " + script }, nil, false},
+		{"pipe agent spawned", func(script string) string { return "git-uwf agent pipe -- sh " + script }, []string{"UWF_SPAWN_AGENTS=1"}, false},
+		{"agent command, git-uwf supervises", func(script string) string { return "sh " + script }, nil, true},
+		{"pipe agent spawned, git-uwf supervises", func(script string) string { return "git-uwf agent pipe -- sh " + script }, []string{"UWF_SPAWN_AGENTS=1"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			home := t.TempDir()
-			env := append(os.Environ(), "PATH="+filepath.Dir(gitUwfBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+			bin := gitUwfBin
+			if tt.alone {
+				bin = gitUwfAlone(t)
+			}
+			env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 				"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 				"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@uwf.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@uwf.invalid")
 			env = append(env, tt.env...)
@@ -88,7 +97,7 @@ graph:
 			run("git", "uwf", "workflow", "put", "one.yaml")
 			id := run("git", "uwf", "thread", "start", "one", "-p", "Say hello")
 			id = id[strings.LastIndexAny(id, " \n")+1:]
-			step := exec.Command(gitUwfBin, "thread", "step", id, "--agent", tt.agent(script))
+			step := exec.Command(bin, "thread", "step", id, "--agent", tt.agent(script))
 			step.Dir, step.Env = dir, env
 			if err := step.Start(); err != nil {
 				t.Fatal(err)

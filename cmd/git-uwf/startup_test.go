@@ -23,9 +23,6 @@ import (
 var notLinked = map[string]string{
 	"github.com/cpuguy83/go-md2man/v2/md2man":      "man page rendering belongs to cmd/git-uwf/genman (build with the Makefile's GOTAGS)",
 	"github.com/russross/blackfriday/v2":           "markdown for man pages: cmd/git-uwf/genman only",
-	"github.com/go-git/go-git/v5":                  "go-git's porcelain; use the plumbing and storage packages",
-	"github.com/go-git/go-git/v5/plumbing/object":  "it links OpenPGP for signature verification; read and write commits and trees with internal/gitobj",
-	"github.com/ProtonMail/go-crypto/":             "OpenPGP (its curve tables are built at init); git-uwf neither signs nor verifies commits",
 	"github.com/cloudflare/circl/":                 "the curves of OpenPGP; see github.com/ProtonMail/go-crypto/",
 	"github.com/yuin/goldmark":                     "see github.com/yuin/goldmark/",
 	"github.com/yuin/goldmark/":                    "markdown for the web viewer, which is git-uwf-serve's (cmd/git-uwf-serve); git uwf serve runs that program",
@@ -33,6 +30,18 @@ var notLinked = map[string]string{
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve": "the viewer's command is git-uwf-serve's; git-uwf's serve is package serveexec",
 	"github.com/santhosh-tekuri/jsonschema/":       "compiles every draft's meta-schema at init (1.70 MB, ~10 ms); internal/jsonschema is the validator, v6 only its tests' oracle",
 	"golang.org/x/text/message":                    "v6's message printer; internal/jsonschema formats its messages itself",
+}
+
+// objectLibraries are packages neither git-uwf nor git-uwf-serve may link:
+// git's object ids, types, commits and trees are internal/gitobj's, the
+// object database is objects.DB. go-git stays a test oracle only.
+var objectLibraries = map[string]string{
+	"github.com/go-git/":               "go-git, billy and gcfg: their initialisation (regexps, gob, CPU probing, OpenPGP) ran in every process; use internal/gitobj and objects.DB",
+	"github.com/pjbgf/sha1cd":          "see github.com/pjbgf/sha1cd/",
+	"github.com/pjbgf/sha1cd/":         "go-git's collision-detecting SHA-1; object ids are crypto/sha1's (internal/gitobj)",
+	"github.com/klauspost/cpuid/":      "CPU feature probing at init (CPUID traps to the hypervisor in a VM); pulled by sha1cd",
+	"encoding/gob":                     "registers types at init; pulled by go-git's config (gcfg)",
+	"github.com/ProtonMail/go-crypto/": "OpenPGP (its curve tables are built at init); git-uwf neither signs nor verifies commits",
 }
 
 // doors are the dependencies whose initialisation is heavy and which only
@@ -81,14 +90,13 @@ func TestStartupWork(t *testing.T) {
 			}
 		}
 	}
-	for pkg, why := range notLinked {
-		for _, dep := range deps {
-			if dep == pkg || strings.HasSuffix(pkg, "/") && strings.HasPrefix(dep, pkg) {
-				t.Errorf("git-uwf links %s: %s", dep, why)
-				break
-			}
-		}
+	checkNotLinked(t, "git-uwf", deps, notLinked)
+	checkNotLinked(t, "git-uwf", deps, objectLibraries)
+	out, err = exec.Command("go", "list", "-tags", tags, "-deps", "../git-uwf-serve").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ../git-uwf-serve: %v", err)
 	}
+	checkNotLinked(t, "git-uwf-serve", strings.Fields(string(out)), objectLibraries)
 
 	bin := filepath.Join(t.TempDir(), "git-uwf")
 	build := exec.Command("go", "build", "-tags", tags, "-o", bin, ".")
@@ -135,6 +143,20 @@ func TestStartupWork(t *testing.T) {
 	}
 }
 
+// checkNotLinked reports each package of notLinked (an import path, or a
+// prefix ending in "/") that deps, the packages bin links, holds.
+func checkNotLinked(t *testing.T, bin string, deps []string, notLinked map[string]string) {
+	t.Helper()
+	for pkg, why := range notLinked {
+		for _, dep := range deps {
+			if dep == pkg || strings.HasSuffix(pkg, "/") && strings.HasPrefix(dep, pkg) {
+				t.Errorf("%s links %s: %s", bin, dep, why)
+				break
+			}
+		}
+	}
+}
+
 // makefileTags returns the build tags `make build` uses (GOTAGS), and
 // checks that the build rule passes them and builds without cgo.
 func makefileTags(t *testing.T) string {
@@ -162,4 +184,32 @@ func makefileTags(t *testing.T) string {
 		t.Fatal("Makefile: the build rule does not build with CGO_ENABLED=0 (CGO := 0)")
 	}
 	return tags
+}
+
+// TestSupervisorProgramLinks: git-uwf-agent-supervisor, which starts beside
+// every agent git-uwf spawns, links the standard library and package
+// agentkit/supervisor only, so that it starts in about the time of any
+// process (docs/architecture.md, "Why a second binary").
+func TestSupervisorProgramLinks(t *testing.T) {
+	const (
+		program    = "github.com/git-uwf/git-uwf/cmd/git-uwf-agent-supervisor"
+		supervisor = "github.com/git-uwf/git-uwf/agentkit/supervisor"
+	)
+	out, err := exec.Command("go", "list", "-tags", makefileTags(t), "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "../git-uwf-agent-supervisor").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, standard, _ := strings.Cut(l, " ")
+		seen[pkg] = true
+		if standard != "true" && pkg != program && pkg != supervisor {
+			t.Errorf("git-uwf-agent-supervisor links %s: it may link the standard library and %s only", pkg, supervisor)
+		}
+	}
+	for _, pkg := range []string{program, supervisor, "os/exec"} {
+		if !seen[pkg] {
+			t.Fatalf("go list -deps of the supervisor's program does not list %s:\n%s", pkg, out)
+		}
+	}
 }

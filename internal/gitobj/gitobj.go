@@ -1,17 +1,20 @@
-// Package gitobj reads and writes git's commit, tree and tag objects
-// through go-git's object storage.
+// Package gitobj holds git's object ids and object types, and reads and
+// writes git's commit, tree and tag objects through a Storer (objects.DB).
 //
-// It stands in for go-git's plumbing/object package, which links an OpenPGP
-// implementation for commit signature verification: its package
-// initialisation (curve tables and more) ran in every git-uwf process,
-// though git-uwf neither signs nor verifies commits. This package decodes
+// It stands in for go-git's plumbing and plumbing/object packages, whose
+// dependencies' initialisation (OpenPGP curve tables, a collision-detecting
+// SHA-1 that probes the CPU, encoding/gob, …) ran in every git-uwf process,
+// though git-uwf neither signs nor verifies commits. Ids are computed with
+// crypto/sha1: the same ids as git's collision-detecting SHA-1 gives for
+// every object but a crafted collision. This package decodes
 // what git-uwf reads (the tree, the parents, author, committer and message
 // of a commit; a tree's entries; a tag's target) and encodes commits and
-// trees in git's canonical layout, byte for byte as go-git does.
+// trees in git's canonical layout, byte for byte as git does.
 package gitobj
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +32,21 @@ var (
 	ErrDirectoryNotFound = errors.New("directory not found")
 	ErrUnsorted          = errors.New("tree entries are not in git's order")
 )
+
+// Storer reads and writes objects by id; objects.DB is one.
+type Storer interface {
+	// EncodedObject reads an object of type t (AnyObject: of
+	// any type); a missing object, or one of another type, is
+	// ErrObjectNotFound.
+	EncodedObject(t ObjectType, h Hash) (EncodedObject, error)
+	// HasEncodedObject returns nil when h is stored and
+	// ErrObjectNotFound when it is not.
+	HasEncodedObject(h Hash) error
+	// NewEncodedObject returns an empty object for SetEncodedObject.
+	NewEncodedObject() EncodedObject
+	// SetEncodedObject stores an object and returns its id.
+	SetEncodedObject(o EncodedObject) (Hash, error)
+}
 
 // read returns the content of an object of the wanted type.
 func read(o EncodedObject, want ObjectType) ([]byte, error) {
@@ -202,11 +220,18 @@ func nextLine(b []byte) (line, rest []byte) {
 	return line, rest
 }
 
+// parseHash reads a header's object id: 40 hex digits, of either case, as
+// IsHash accepts them, decoded in place (for every parent and tree of every
+// commit a walk reads).
 func parseHash(v []byte, header string) (Hash, error) {
-	if !IsHash(string(v)) {
+	var h Hash
+	if len(v) != 2*len(h) {
 		return ZeroHash, fmt.Errorf("%w: bad %s hash %q", ErrMalformed, header, v)
 	}
-	return NewHash(string(v)), nil
+	if _, err := hex.Decode(h[:], v); err != nil {
+		return ZeroHash, fmt.Errorf("%w: bad %s hash %q", ErrMalformed, header, v)
+	}
+	return h, nil
 }
 
 // Bytes returns the commit object's content in git's layout.

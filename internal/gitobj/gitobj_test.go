@@ -3,19 +3,13 @@ package gitobj_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
@@ -38,10 +32,53 @@ func git(t *testing.T, dir, stdin string, args ...string) string {
 }
 
 // repo returns a new repository and its object storage.
-func repo(t *testing.T) (string, *filesystem.Storage) {
+func repo(t *testing.T) (string, gitStore) {
 	dir := t.TempDir()
 	git(t, dir, "", "init", "-q")
-	return dir, filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault())
+	return dir, gitStore{t, dir}
+}
+
+// gitStore is a gitobj.Storer that reads and writes objects with git.
+type gitStore struct {
+	t   *testing.T
+	dir string
+}
+
+func (s gitStore) EncodedObject(typ gitobj.ObjectType, h gitobj.Hash) (gitobj.EncodedObject, error) {
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = s.dir
+	cmd.Stdin = strings.NewReader(h.String() + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	head, data, _ := strings.Cut(string(out), "\n")
+	f := strings.Fields(head)
+	if len(f) != 3 || typ != gitobj.AnyObject && f[1] != typ.String() {
+		return nil, gitobj.ErrObjectNotFound
+	}
+	data = strings.TrimSuffix(data, "\n") // cat-file ends each object with one
+	o := &gitobj.MemoryObject{}
+	t, err := gitobj.ParseObjectType(f[1])
+	if err != nil {
+		return nil, err
+	}
+	o.SetType(t)
+	o.Write([]byte(data))
+	return o, nil
+}
+
+func (s gitStore) HasEncodedObject(h gitobj.Hash) error {
+	_, err := s.EncodedObject(gitobj.AnyObject, h)
+	return err
+}
+
+func (s gitStore) NewEncodedObject() gitobj.EncodedObject { return &gitobj.MemoryObject{} }
+
+func (s gitStore) SetEncodedObject(o gitobj.EncodedObject) (gitobj.Hash, error) {
+	r, _ := o.Reader()
+	b, _ := io.ReadAll(r)
+	return gitobj.NewHash(git(s.t, s.dir, string(b), "hash-object", "-w", "--literally", "-t", o.Type().String(), "--stdin")), nil
 }
 
 func TestCommitFromGit(t *testing.T) {
@@ -58,14 +95,14 @@ func TestCommitFromGit(t *testing.T) {
 	third := git(t, dir, odd, "hash-object", "-t", "commit", "-w", "--stdin", "--literally")
 	headerOnly := git(t, dir, "tree "+tree+"\n", "hash-object", "-t", "commit", "-w", "--stdin", "--literally")
 
-	c, err := gitobj.GetCommit(st, plumbing.NewHash(headerOnly))
+	c, err := gitobj.GetCommit(st, gitobj.NewHash(headerOnly))
 	if err != nil || c.TreeHash.String() != tree || c.ParentHashes != nil || c.Message != "" || c.Author != (gitobj.Signature{}) {
 		t.Errorf("header-only commit = %+v, %v", c, err)
 	}
 
 	for _, oid := range []string{root, second, third} {
 		t.Run(oid[:8], func(t *testing.T) {
-			c, err := gitobj.GetCommit(st, plumbing.NewHash(oid))
+			c, err := gitobj.GetCommit(st, gitobj.NewHash(oid))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,8 +144,8 @@ func TestCommitEncodeMatchesGit(t *testing.T) {
 	parent := git(t, dir, "", "commit-tree", tree, "-m", "p")
 	want := git(t, dir, "", "commit-tree", tree, "-p", parent, "-m", "subject\n\nbody\n\nUwf-Thread: t")
 	c := &gitobj.Commit{
-		TreeHash:     plumbing.NewHash(tree),
-		ParentHashes: []plumbing.Hash{plumbing.NewHash(parent)},
+		TreeHash:     gitobj.NewHash(tree),
+		ParentHashes: []gitobj.Hash{gitobj.NewHash(parent)},
 		Author:       gitobj.Signature{Name: "A U Thor", Email: "author@example.com", When: time.Unix(1700000000, 0).In(time.FixedZone("", 90*60))},
 		Committer:    gitobj.Signature{Name: "C O Mitter", Email: "committer@example.com", When: time.Unix(1700000100, 0).In(time.FixedZone("", -8*3600))},
 		Message:      "subject\n\nbody\n\nUwf-Thread: t\n",
@@ -136,16 +173,16 @@ func TestTreeMatchesGit(t *testing.T) {
 	// "a" as a directory sorts after "a.b" and "a-c" (as "a/"), a file "b"
 	// before "b.c".
 	entries := []gitobj.TreeEntry{
-		{Name: "b.c", Mode: filemode.Regular, Hash: plumbing.NewHash(blob)},
-		{Name: "a", Mode: filemode.Dir, Hash: plumbing.NewHash(sub)},
-		{Name: "b", Mode: filemode.Executable, Hash: plumbing.NewHash(blob)},
-		{Name: "a.b", Mode: filemode.Regular, Hash: plumbing.NewHash(blob)},
-		{Name: "a-c", Mode: filemode.Regular, Hash: plumbing.NewHash(blob)},
+		{Name: "b.c", Mode: gitobj.ModeRegular, Hash: gitobj.NewHash(blob)},
+		{Name: "a", Mode: gitobj.ModeDir, Hash: gitobj.NewHash(sub)},
+		{Name: "b", Mode: gitobj.ModeExecutable, Hash: gitobj.NewHash(blob)},
+		{Name: "a.b", Mode: gitobj.ModeRegular, Hash: gitobj.NewHash(blob)},
+		{Name: "a-c", Mode: gitobj.ModeRegular, Hash: gitobj.NewHash(blob)},
 	}
 	var mk strings.Builder
 	for _, e := range entries {
 		typ := "blob"
-		if e.Mode == filemode.Dir {
+		if e.Mode == gitobj.ModeDir {
 			typ = "tree"
 		}
 		mk.WriteString(e.Mode.String()[1:] + " " + typ + " " + e.Hash.String() + "\t" + e.Name + "\n")
@@ -165,7 +202,7 @@ func TestTreeMatchesGit(t *testing.T) {
 		t.Fatalf("encoded tree %s, git wrote %s", o.Hash(), want)
 	}
 
-	top, err := gitobj.GetTree(st, plumbing.NewHash(want))
+	top, err := gitobj.GetTree(st, gitobj.NewHash(want))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +253,18 @@ func TestParseTreeRejects(t *testing.T) {
 		{"tree not first", "parent 0000000000000000000000000000000000000000\ntree 0000000000000000000000000000000000000000\n\nm"},
 		{"bad tree hash", "tree 1234\n\nm"},
 		{"bad parent hash", "tree 0000000000000000000000000000000000000000\nparent zz\n\nm"},
+		{"40 characters, not all hex", "tree 000000000000000000000000000000000000000g\n\nm"},
+		{"41 hex digits", "tree 00000000000000000000000000000000000000000\n\nm"},
 	} {
 		if _, err := gitobj.ParseCommit([]byte(tt.data)); !errors.Is(err, gitobj.ErrMalformed) {
 			t.Errorf("%s: ParseCommit error = %v, want ErrMalformed", tt.name, err)
 		}
+	}
+	// Hex digits of either case, as IsHash takes them.
+	upper := "ABCDEF0123456789abcdef0123456789ABCDEF01"
+	c, err := gitobj.ParseCommit([]byte("tree " + upper + "\nparent " + upper + "\n\nm"))
+	if err != nil || c.TreeHash != gitobj.NewHash(upper) || len(c.ParentHashes) != 1 || c.ParentHashes[0] != gitobj.NewHash(upper) {
+		t.Errorf("ParseCommit of upper-case ids = %+v, %v", c, err)
 	}
 }
 
@@ -229,7 +274,7 @@ func TestTagTarget(t *testing.T) {
 	c := git(t, dir, "", "commit-tree", tree, "-m", "c")
 	git(t, dir, "", "tag", "-a", "-m", "annotated", "v1", c)
 	tag := git(t, dir, "", "rev-parse", "v1")
-	o, err := st.EncodedObject(plumbing.TagObject, plumbing.NewHash(tag))
+	o, err := st.EncodedObject(gitobj.TagObject, gitobj.NewHash(tag))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,11 +310,11 @@ func TestSortEntriesAndLookup(t *testing.T) {
 		if n == "" || strings.Contains(n, "/") {
 			continue
 		}
-		for _, mode := range []filemode.FileMode{filemode.Regular, filemode.Dir} {
-			if mode == filemode.Dir && i%2 == 0 {
+		for _, mode := range []gitobj.FileMode{gitobj.ModeRegular, gitobj.ModeDir} {
+			if mode == gitobj.ModeDir && i%2 == 0 {
 				n += "d" // a directory and a file never share a name in one tree
 			}
-			entries = append(entries, gitobj.TreeEntry{Name: n, Mode: mode, Hash: plumbing.Hash{byte(len(entries))}})
+			entries = append(entries, gitobj.TreeEntry{Name: n, Mode: mode, Hash: gitobj.Hash{byte(len(entries))}})
 		}
 	}
 	// Drop duplicates of a name: git trees hold each name once.
@@ -280,7 +325,7 @@ func TestSortEntriesAndLookup(t *testing.T) {
 		return dup
 	})
 	key := func(e gitobj.TreeEntry) string {
-		if e.Mode == filemode.Dir {
+		if e.Mode == gitobj.ModeDir {
 			return e.Name + "/"
 		}
 		return e.Name

@@ -125,8 +125,8 @@ func (r *Runner) startBatch(ctx context.Context, buffered bool) (*Batch, error) 
 	}
 	cmd := exec.CommandContext(ctx, r.Path, args...)
 	cmd.Dir = r.Dir
-	// Objects are read as stored: go-git, which reads the same objects on
-	// the other paths, does not follow refs/replace, so neither does this.
+	// Objects are read as stored: objects.DB, which reads the same objects
+	// on the other paths, does not follow refs/replace, so neither does this.
 	cmd.Env = append(append(os.Environ(), r.Env...), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1")
 	cmd.WaitDelay = 5 * time.Second
 	stdin, err := cmd.StdinPipe()

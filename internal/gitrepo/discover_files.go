@@ -9,11 +9,13 @@ import (
 
 // discoverFiles finds the repository that contains dir the way git does in
 // the common case, a work tree with a .git directory at its top, without
-// starting git. ok is false whenever git might answer differently, and the
-// caller then asks git:
+// starting git; and the repository an agent is given, GIT_DIR and
+// GIT_WORK_TREE both set to absolute paths (see explicitRepo). ok is false
+// whenever git might answer differently, and the caller then asks git:
 //   - an environment variable that changes discovery or the repository
-//     (GIT_DIR, GIT_WORK_TREE, GIT_CEILING_DIRECTORIES, GIT_CONFIG…: any
-//     GIT_* but the few that only name identities or tune output);
+//     (GIT_CEILING_DIRECTORIES, GIT_COMMON_DIR, GIT_CONFIG…: any GIT_* but
+//     the few that only name identities or tune output, and GIT_DIR with
+//     GIT_WORK_TREE);
 //   - a .git file (linked worktrees, submodules), a .git that is not a
 //     git directory, or a directory on the way that is itself a git
 //     directory (bare repositories, or dir inside a .git directory);
@@ -24,8 +26,12 @@ import (
 //     commondir file;
 //   - dir in no repository at all (git words that error).
 func discoverFiles(dir string, env []string) (*Repo, bool) {
-	if discoveryEnvSet(os.Environ()) || discoveryEnvSet(env) {
+	gitDir, workTree, ok := repoEnv(os.Environ(), env)
+	if !ok {
 		return nil, false
+	}
+	if gitDir != "" {
+		return explicitRepo(dir, gitDir, workTree)
 	}
 	start, err := filepath.Abs(dir)
 	if err != nil {
@@ -65,6 +71,65 @@ func discoverFiles(dir string, env []string) (*Repo, bool) {
 		}
 		d = parent
 	}
+}
+
+// repoEnv reads the environments (a later one wins) for the variables that
+// choose the repository. ok is false when git might discover differently
+// from discoverFiles: a GIT_* variable other than the harmless ones, GIT_DIR
+// and GIT_WORK_TREE is set, or only one of those two, or either is not an
+// absolute path. Otherwise gitDir and workTree are both "" (discover from
+// the directory) or both absolute paths.
+func repoEnv(envs ...[]string) (gitDir, workTree string, ok bool) {
+	var dirSet, treeSet bool
+	for _, env := range envs {
+		for _, kv := range env {
+			name, value, _ := strings.Cut(kv, "=")
+			switch {
+			case name == "GIT_DIR":
+				gitDir, dirSet = value, true
+			case name == "GIT_WORK_TREE":
+				workTree, treeSet = value, true
+			case discoveryEnvSet([]string{kv}):
+				return "", "", false
+			}
+		}
+	}
+	if !dirSet && !treeSet {
+		return "", "", true
+	}
+	if !dirSet || !treeSet || !filepath.IsAbs(gitDir) || !filepath.IsAbs(workTree) {
+		return "", "", false
+	}
+	return gitDir, workTree, true
+}
+
+// explicitRepo describes the repository git finds in dir with GIT_DIR and
+// GIT_WORK_TREE set to gitDir and workTree, absolute paths: the git
+// directory and the top of the work tree are those two (symbolic links
+// resolved, as git prints them), wherever dir is. This is how the engine
+// hands an agent its repository, so a spawned agent opens it without
+// starting git. ok is false when gitDir is not a git directory (a .git
+// file included) or fastRepo refuses it (another owner, a commondir file,
+// a config that changes the format or pulls in other files).
+func explicitRepo(dir, gitDir, workTree string) (*Repo, bool) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, false
+	}
+	gitDir, err := filepath.EvalSymlinks(gitDir)
+	if err != nil {
+		return nil, false
+	}
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() || !isGitDir(gitDir) {
+		return nil, false
+	}
+	top, err := filepath.EvalSymlinks(workTree)
+	if err != nil {
+		return nil, false
+	}
+	if fi, err := os.Stat(top); err != nil || !fi.IsDir() {
+		return nil, false
+	}
+	return fastRepo(top, gitDir)
 }
 
 // fastRepo checks the repository found at top and describes it.

@@ -41,6 +41,14 @@ func TestDiscoverFilesAgreesWithGit(t *testing.T) {
 	markedBare := initRepo(t)
 	git(t, markedBare, "config", "core.bare", "true")
 	notRepo := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(main, link); err != nil {
+		t.Fatal(err)
+	}
+	mainGit := filepath.Join(main, ".git")
+	given := func(gitDir, workTree string) []string {
+		return []string{"GIT_DIR=" + gitDir, "GIT_WORK_TREE=" + workTree}
+	}
 
 	tests := []struct {
 		name string
@@ -54,7 +62,17 @@ func TestDiscoverFilesAgreesWithGit(t *testing.T) {
 		{name: "inside .git", dir: filepath.Join(main, ".git", "refs")},
 		{name: "linked worktree (.git file)", dir: wt},
 		{name: "bare repository", dir: bare},
-		{name: "GIT_DIR in env", dir: notRepo, env: []string{"GIT_DIR=" + filepath.Join(main, ".git")}},
+		{name: "GIT_DIR in env", dir: notRepo, env: []string{"GIT_DIR=" + mainGit}},
+		{name: "GIT_WORK_TREE alone", dir: sub, env: []string{"GIT_WORK_TREE=" + main}},
+		{name: "GIT_DIR and GIT_WORK_TREE", dir: sub, env: given(mainGit, main), fast: true},
+		{name: "GIT_DIR and GIT_WORK_TREE, outside the work tree", dir: notRepo, env: given(mainGit, main), fast: true},
+		{name: "GIT_DIR and GIT_WORK_TREE through a symbolic link", dir: sub, env: given(filepath.Join(link, ".git"), link), fast: true},
+		{name: "GIT_DIR and GIT_WORK_TREE, relative", dir: main, env: given(".git", ".")},
+		{name: "GIT_DIR and GIT_WORK_TREE, and GIT_COMMON_DIR", dir: sub, env: append(given(mainGit, main), "GIT_COMMON_DIR="+mainGit)},
+		{name: "GIT_DIR of a linked worktree", dir: wt, env: given(filepath.Join(mainGit, "worktrees", "wt"), wt)},
+		{name: "GIT_DIR a .git file", dir: wt, env: given(filepath.Join(wt, ".git"), wt)},
+		{name: "GIT_DIR of a bare repository", dir: notRepo, env: given(bare, notRepo)},
+		{name: "GIT_DIR with extensions", dir: withExt, env: given(filepath.Join(withExt, ".git"), withExt)},
 		{name: "core.worktree", dir: moved},
 		{name: "extensions", dir: withExt},
 		{name: "include", dir: included},
@@ -93,6 +111,31 @@ func TestDiscoveryEnvSet(t *testing.T) {
 	} {
 		if got := discoveryEnvSet(tc.env); got != tc.want {
 			t.Errorf("discoveryEnvSet(%q) = %v, want %v", tc.env, got, tc.want)
+		}
+	}
+}
+
+func TestRepoEnv(t *testing.T) {
+	for _, tc := range []struct {
+		envs             [][]string
+		gitDir, workTree string
+		ok               bool
+	}{
+		{nil, "", "", true},
+		{[][]string{{"HOME=/h", "GIT_AUTHOR_NAME=a"}}, "", "", true},
+		{[][]string{{"GIT_DIR=/r/.git", "GIT_WORK_TREE=/r"}}, "/r/.git", "/r", true},
+		{[][]string{{"GIT_DIR=/r/.git"}, {"GIT_WORK_TREE=/r"}}, "/r/.git", "/r", true},
+		{[][]string{{"GIT_DIR=/a/.git", "GIT_WORK_TREE=/a"}, {"GIT_DIR=/r/.git", "GIT_WORK_TREE=/r"}}, "/r/.git", "/r", true},
+		{[][]string{{"GIT_DIR=/r/.git"}}, "", "", false},
+		{[][]string{{"GIT_WORK_TREE=/r"}}, "", "", false},
+		{[][]string{{"GIT_DIR=.git", "GIT_WORK_TREE=/r"}}, "", "", false},
+		{[][]string{{"GIT_DIR=/r/.git", "GIT_WORK_TREE="}}, "", "", false},
+		{[][]string{{"GIT_DIR=/r/.git", "GIT_WORK_TREE=/r", "GIT_COMMON_DIR=/c"}}, "", "", false},
+		{[][]string{{"GIT_DIR=/r/.git", "GIT_WORK_TREE=/r"}, {"GIT_CONFIG_GLOBAL=/x"}}, "", "", false},
+	} {
+		gitDir, workTree, ok := repoEnv(tc.envs...)
+		if gitDir != tc.gitDir || workTree != tc.workTree || ok != tc.ok {
+			t.Errorf("repoEnv(%q) = %q, %q, %v; want %q, %q, %v", tc.envs, gitDir, workTree, ok, tc.gitDir, tc.workTree, tc.ok)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -44,6 +45,19 @@ type Runner struct {
 	// VersionFile, when set, keeps the answer of `git version` between
 	// processes (see Version).
 	VersionFile string
+	// Config holds "key=value" settings that Run, Stream and Output (and
+	// so UpdateRefs) pass with -c before the command; they win over the
+	// repository's and the user's configuration. WithConfig makes a Runner
+	// that adds some.
+	Config []string
+}
+
+// WithConfig returns a copy of r that also passes the "key=value"
+// settings kv with -c (see Config), after those r already passes.
+func (r *Runner) WithConfig(kv ...string) *Runner {
+	c := *r
+	c.Config = append(slices.Clip(r.Config), kv...)
+	return &c
 }
 
 // NewRunner finds git on PATH and returns a Runner for dir.
@@ -68,7 +82,15 @@ func (r *Runner) Run(ctx context.Context, stdin io.Reader, args ...string) ([]by
 // writers. The returned *GitError carries stderr when it was captured in a
 // *bytes.Buffer.
 func (r *Runner) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, r.Path, args...)
+	argv := args
+	if len(r.Config) > 0 {
+		argv = make([]string, 0, 2*len(r.Config)+len(args))
+		for _, kv := range r.Config {
+			argv = append(argv, "-c", kv)
+		}
+		argv = append(argv, args...)
+	}
+	cmd := exec.CommandContext(ctx, r.Path, argv...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(append(os.Environ(), r.Env...), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdin = stdin

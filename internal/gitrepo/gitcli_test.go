@@ -170,3 +170,51 @@ func TestUpdateRefsLocked(t *testing.T) {
 		t.Fatalf("want RefLockedError, got %v", err)
 	}
 }
+
+// TestRunnerWithConfig: settings added with WithConfig reach git (and win
+// over the repository's), stack, and leave the original Runner alone.
+func TestRunnerWithConfig(t *testing.T) {
+	ctx := context.Background()
+	dir := initRepo(t)
+	git(t, dir, "config", "uwf.test", "repo")
+	r, err := NewRunner(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.WithConfig("uwf.test=given").WithConfig("uwf.other=more")
+	for key, want := range map[string]string{"uwf.test": "given", "uwf.other": "more"} {
+		if got, err := c.Output(ctx, "config", "--get", key); err != nil || got != want {
+			t.Errorf("with config, %s = %q, %v; want %q", key, got, err, want)
+		}
+	}
+	if got, err := r.Output(ctx, "config", "--get", "uwf.test"); err != nil || got != "repo" {
+		t.Errorf("original runner: uwf.test = %q, %v; want the repository's %q", got, err, "repo")
+	}
+	if len(r.Config) != 0 {
+		t.Errorf("WithConfig changed the original runner: %q", r.Config)
+	}
+}
+
+// TestUpdateRefsNoAmbiguityLookup: update-ref is told not to look up the
+// object ids it is given as ref names (core.warnAmbiguousRefs=false), as
+// git's own trace of the command line shows.
+func TestUpdateRefsNoAmbiguityLookup(t *testing.T) {
+	ctx := context.Background()
+	dir := initRepo(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	trace := filepath.Join(t.TempDir(), "trace2")
+	r, err := NewRunner(dir, []string{"GIT_TRACE2=" + trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.UpdateRefs(ctx, "test", RefUpdate{Ref: "refs/uwf/threads/A", New: head, Old: ZeroOID}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "git -c core.warnAmbiguousRefs=false update-ref --stdin") {
+		t.Errorf("update-ref ran without core.warnAmbiguousRefs=false; trace:\n%s", b)
+	}
+}

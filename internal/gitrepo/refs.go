@@ -70,7 +70,10 @@ func (r *Runner) UpdateRefs(ctx context.Context, reflogMsg string, updates ...Re
 	if reflogMsg = reflogMessage(reflogMsg); reflogMsg != "" {
 		args = append(args, "-m", reflogMsg)
 	}
-	if _, err := r.Run(ctx, &in, args...); err != nil {
+	// Every value is a full object id, which git would otherwise also look
+	// up as a ref name, to warn when one is ambiguous: ~18 stat calls per
+	// value, most of update-ref's system calls in a large transaction.
+	if _, err := r.WithConfig("core.warnAmbiguousRefs=false").Run(ctx, &in, args...); err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
 			if m := lockExists().FindStringSubmatch(ge.Stderr); m != nil {

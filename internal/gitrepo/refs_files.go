@@ -393,6 +393,11 @@ func validOIDLen(n int) bool { return n == 40 || n == 64 }
 // here is left to git.
 func validRefName(name string) bool { return name != "@" && validRefPath(name) }
 
+// ValidRefName reports whether git check-ref-format accepts name, a full
+// ref name, without starting git. It errs on the side of rejecting: a
+// caller that must be exact asks git about a name it rejects.
+func ValidRefName(name string) bool { return validRefName(name) }
+
 // validRefPath is validRefName for a name or the part of a name after a
 // slash, when what comes before it is valid. It runs on every listed ref,
 // so in one pass over the bytes, with a table.

@@ -176,10 +176,12 @@ func (s *suite) prepare(t *testing.T) {
 		}
 	}
 	s.bin = t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(s.bin, "git-uwf"), "./cmd/git-uwf")
+	// git-uwf-agent-supervisor beside git-uwf, as make install puts it,
+	// supervises the agent CLIs.
+	build := exec.Command("go", "build", "-o", s.bin+string(filepath.Separator), "./cmd/git-uwf", "./cmd/git-uwf-agent-supervisor")
 	build.Dir = root
 	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build git-uwf: %v\n%s", err, b)
+		t.Fatalf("build git-uwf and git-uwf-agent-supervisor: %v\n%s", err, b)
 	}
 }
 

@@ -143,7 +143,7 @@ func reorder(app *cli.App, args []string) (out, path []string) {
 // isHelp reports whether the flag called name among flags is the help flag.
 func isHelp(flags []cli.Flag, name string) bool {
 	for _, f := range flags {
-		if names := f.Names(); slices.Contains(names, name) {
+		if names := flagNames(f); slices.Contains(names, name) {
 			return names[0] == "help"
 		}
 	}
@@ -168,7 +168,7 @@ func flagArity(flags []cli.Flag) arity {
 		if d, ok := f.(cli.DocGenerationFlag); ok {
 			takes = d.TakesValue()
 		}
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			m[n] = takes
 		}
 	}

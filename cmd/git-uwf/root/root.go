@@ -33,9 +33,10 @@ func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
 	f := cmdutil.NewFactory(iostreams.System())
-	// main calls agentkit.SuperviseIfAsked, so this binary can supervise
-	// the agents it spawns.
-	f.Supervisor = os.Executable
+	// git-uwf-agent-supervisor supervises the agents git-uwf spawns; main
+	// imports agentkit/supervisor/early, so that this binary can do the
+	// same where that program is not installed.
+	f.Supervisor = func() (string, error) { return supervisor(os.Executable) }
 	return Run(ctx, f, os.Args)
 }
 
@@ -129,7 +130,7 @@ func globalFlags() []cli.Flag {
 func helpFlag(flags []cli.Flag) cli.Flag {
 	var names []string
 	for _, n := range []string{"help", "h"} {
-		if !slices.ContainsFunc(flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), n) }) {
+		if !slices.ContainsFunc(flags, func(f cli.Flag) bool { return slices.Contains(flagNames(f), n) }) {
 			names = append(names, n)
 		}
 	}
@@ -137,6 +138,24 @@ func helpFlag(flags []cli.Flag) cli.Flag {
 		return nil
 	}
 	return &cli.BoolFlag{Name: names[0], Aliases: names[1:], Usage: "show help", DisableDefaultText: true}
+}
+
+// flagNames returns a flag's name and aliases. cli.Flag.Names trims each
+// name with a regular expression; prepare asks for the names of every flag
+// of every command in every process, so the flag types the commands use
+// are read directly.
+func flagNames(f cli.Flag) []string {
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	case *cli.StringFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	case *cli.IntFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	case *cli.DurationFlag:
+		return append([]string{f.Name}, f.Aliases...)
+	}
+	return f.Names()
 }
 
 // prepare sets up every command in the tree below path for Run: a help
@@ -257,7 +276,7 @@ var invalidValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // valueHint says what kind of value the named flag wants.
 func valueHint(name string, flags []cli.Flag) string {
 	for _, f := range flags {
-		if !slices.Contains(f.Names(), name) {
+		if !slices.Contains(flagNames(f), name) {
 			continue
 		}
 		switch f.(type) {

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -70,24 +69,19 @@ func NewCmdServe(f *cmdutil.Factory) *cli.Command {
 // (symbolic links resolved), else the one on PATH. Only where git-uwf is
 // installed decides it, never the repository or its configuration.
 func find(executable func() (string, error), lookPath func(string) (string, error)) (string, error) {
-	var next string
-	if exe, err := executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			next = filepath.Join(filepath.Dir(exe), Program)
-			if fi, err := os.Stat(next); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-				return next, nil
-			}
-		}
+	next, looked := cmdutil.Companion(executable, Program)
+	if next != "" {
+		return next, nil
 	}
 	if p, err := lookPath(Program); err == nil {
 		return p, nil
 	}
 	where := "next to git-uwf"
-	if next != "" {
-		where = "at " + next
+	if looked != "" {
+		where = "at " + looked
 	}
 	return "", fmt.Errorf("the web viewer is a program of its own, %s, and it is not installed (looked %s and on PATH)\n"+
-		"install it with git-uwf: `make install` in a git-uwf checkout, or `go install ./cmd/git-uwf ./cmd/git-uwf-serve` there", Program, where)
+		"install it with git-uwf: `make install` in a git-uwf checkout, or `go install ./cmd/git-uwf ./cmd/git-uwf-serve ./cmd/git-uwf-agent-supervisor` there", Program, where)
 }
 
 // run runs prog with args until it exits and returns its outcome: nil for

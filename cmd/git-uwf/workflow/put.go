@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/chain"
@@ -129,11 +128,14 @@ func register(ctx context.Context, repo *chain.Repo, getwd func() (string, error
 		return PutResult{}, fmt.Errorf("register workflow %s from %s: %w", w.Name, file, err)
 	}
 	refName := chain.WorkflowsPrefix + info.Name
-	ref, err := repo.Store.Storer().Reference(plumbing.ReferenceName(refName))
+	tip, err := repo.ResolveRef(refName)
 	if err != nil {
 		return PutResult{}, fmt.Errorf("read %s: %w", refName, err)
 	}
-	return PutResult{Name: info.Name, Hash: string(info.Alias), Commit: ref.Hash().String(), Changed: changed}, nil
+	if tip.IsZero() {
+		return PutResult{}, fmt.Errorf("read %s: reference not found", refName)
+	}
+	return PutResult{Name: info.Name, Hash: string(info.Alias), Commit: tip.String(), Changed: changed}, nil
 }
 
 func printPut(w io.Writer, res PutResult) error {

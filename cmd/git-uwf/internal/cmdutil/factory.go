@@ -36,8 +36,9 @@ type Factory struct {
 	// Executable returns the path of the running git-uwf binary.
 	Executable func() (string, error)
 	// Supervisor, when set, returns the program that supervises spawned
-	// agents (agentkit.Invocation.Supervisor): the git-uwf binary, which
-	// calls agentkit.SuperviseIfAsked first thing. Only the real main sets
+	// agents (agentkit.Invocation.Supervisor): git-uwf-agent-supervisor
+	// beside git-uwf, else the git-uwf binary, which supervises from an
+	// init function when started as a supervisor. Only the real main sets
 	// it; a test binary must never be started as a supervisor.
 	Supervisor func() (string, error)
 	// OpenBrowser opens a URL in the user's browser (`serve --open`).

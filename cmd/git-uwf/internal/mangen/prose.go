@@ -94,6 +94,9 @@ List the active threads as JSON, and share threads with a teammate's clone:
 
 *git-uwf-serve*
 : The web viewer, a program of its own that *git uwf serve* runs with its arguments: looked for in the directory of the running git-uwf (symbolic links resolved), then on PATH. *make install* installs it with git-uwf.
+
+*git-uwf-agent-supervisor*
+: The supervisor of a spawned agent: it leads the agent's process group and kills it when git-uwf dies. Used from the directory of the running git-uwf (symbolic links resolved) only; without it git-uwf supervises with a copy of itself, which starts slower. *make install* installs it with git-uwf.
 `},
 	{"EXIT STATUS", `
 *0*

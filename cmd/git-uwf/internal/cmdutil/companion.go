@@ -1,0 +1,28 @@
+package cmdutil
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Companion looks for the program name installed beside git-uwf: in the
+// directory of the running executable as executable reports it, symbolic
+// links resolved. path is that file when it is a regular file someone may
+// execute, else ""; looked is the file looked at, "" when the executable
+// could not be found. Only where git-uwf is installed decides, never the
+// repository, its configuration or PATH; a caller that also accepts a
+// program on PATH looks there itself.
+func Companion(executable func() (string, error), name string) (path, looked string) {
+	exe, err := executable()
+	if err != nil {
+		return "", ""
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", ""
+	}
+	looked = filepath.Join(filepath.Dir(exe), name)
+	if fi, err := os.Stat(looked); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		return looked, looked
+	}
+	return "", looked
+}

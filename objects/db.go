@@ -1,0 +1,373 @@
+package objects
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
+)
+
+// DB is the object database of a git directory: its loose objects and
+// packs, read and written in-process. It is safe for concurrent use.
+//
+// It survives git running beside it. `git gc` and `git repack` move loose
+// objects into new packs and delete emptied fan-out directories while a
+// git-uwf process is open: a read that misses lists the packs again (a few
+// times, while a repack finishes), and a loose write that loses the race
+// for its fan-out directory is retried. Existence checks before a write do
+// not rescan: a missed packed copy only costs a duplicate loose object.
+//
+// Objects are content-addressed, so one this process has read or written
+// stays true: both are kept in a cache that is answered first. Loose
+// objects are read from their files; packed ones are found with a binary
+// search of the pack indexes (packidx.go) and decoded from the pack
+// (packread.go). What those do not handle (an index of version 1, an
+// object over the in-memory read limit, an object only an alternate
+// object directory holds) is read through `git cat-file`.
+type DB struct {
+	gitDir  string // the git directory, for git cat-file
+	objects string // <git dir>/objects
+	packs   *packIndexes
+	cache   *objectCache
+}
+
+// OpenDB opens the object database of the git directory gitDir.
+func OpenDB(gitDir string) (*DB, error) {
+	abs, err := filepath.Abs(gitDir)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", gitDir, err)
+	}
+	objects := filepath.Join(abs, "objects")
+	if _, err := os.Stat(objects); err != nil {
+		return nil, fmt.Errorf("open store %s: not a git directory: %w", gitDir, err)
+	}
+	return &DB{gitDir: abs, objects: objects,
+		packs: &packIndexes{dir: filepath.Join(objects, "pack")},
+		cache: newObjectCache(defaultCacheBytes)}, nil
+}
+
+// GitDir returns the git directory of the database.
+func (db *DB) GitDir() string { return db.gitDir }
+
+// NewEncodedObject returns an empty object to fill and pass to
+// SetEncodedObject.
+func (db *DB) NewEncodedObject() gitobj.EncodedObject { return &gitobj.MemoryObject{} }
+
+// EncodedObject reads the object h of type t (gitobj.AnyObject: any
+// type). A missing object, or one of another type, is
+// gitobj.ErrObjectNotFound.
+func (db *DB) EncodedObject(t gitobj.ObjectType, h gitobj.Hash) (gitobj.EncodedObject, error) {
+	obj, err := db.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if t != gitobj.AnyObject && obj.Type() != t {
+		return nil, gitobj.ErrObjectNotFound
+	}
+	return obj, nil
+}
+
+// read reads h from the cache, its loose file, the packs, or git.
+func (db *DB) read(h gitobj.Hash) (*gitobj.MemoryObject, error) {
+	if obj, ok := db.cache.get(h); ok {
+		return obj, nil
+	}
+	// A miss, or a pack whose index git has not finished writing: list the
+	// packs again and retry, a few times while a repack completes.
+	for attempt := 0; ; attempt++ {
+		obj, err := db.readLoose(h)
+		if errors.Is(err, os.ErrNotExist) {
+			obj, err = db.packs.object(h)
+			if err != nil && !errors.Is(err, gitobj.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
+				// An index, entry or size the pack reader does not handle.
+				obj, err = db.catFile(h)
+			}
+		}
+		if err == nil {
+			db.cache.put(obj)
+			return obj, nil
+		}
+		if !errors.Is(err, gitobj.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		if attempt == 3 {
+			return nil, gitobj.ErrObjectNotFound
+		}
+		if attempt == 0 {
+			// Objects of an alternate object directory are git's to find.
+			if _, err := os.Stat(filepath.Join(db.objects, "info", "alternates")); err == nil {
+				if obj, err := db.catFile(h); err == nil {
+					db.cache.put(obj)
+					return obj, nil
+				}
+			}
+		}
+		db.packs.reset()
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 15 * time.Millisecond)
+		}
+	}
+}
+
+// HasEncodedObject reports whether h is stored: a cached object, a loose
+// file, or a name in a pack index. It does not list the packs again on a
+// miss.
+func (db *DB) HasEncodedObject(h gitobj.Hash) error {
+	if _, ok := db.cache.get(h); ok {
+		return nil
+	}
+	if _, err := os.Stat(db.loosePath(h)); err == nil {
+		return nil
+	}
+	found, err := db.packs.has(h)
+	switch {
+	case found:
+		return nil
+	case err != nil:
+		// An index this reader does not handle: ask git.
+		if _, err := db.catFile(h); err == nil {
+			return nil
+		}
+	}
+	return gitobj.ErrObjectNotFound
+}
+
+// SetEncodedObject writes obj as a loose object, as git does: zlib data
+// written to a temporary file in the fan-out directory, made read-only and
+// renamed into place. An object already stored loose is not written again.
+func (db *DB) SetEncodedObject(obj gitobj.EncodedObject) (gitobj.Hash, error) {
+	m, ok := obj.(*gitobj.MemoryObject)
+	if !ok {
+		r, err := obj.Reader()
+		if err != nil {
+			return gitobj.ZeroHash, err
+		}
+		data, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return gitobj.ZeroHash, err
+		}
+		m = &gitobj.MemoryObject{}
+		m.SetType(obj.Type())
+		m.Write(data)
+	}
+	h := m.Hash()
+	path := db.loosePath(h)
+	if _, err := os.Stat(path); err == nil {
+		db.cache.put(m)
+		return h, nil
+	}
+	var err error
+	for attempt := 0; attempt < 4; attempt++ {
+		if err = writeLoose(path, m); err == nil {
+			db.cache.put(m)
+			return h, nil
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	return gitobj.ZeroHash, fmt.Errorf("write object %s: %w", h, err)
+}
+
+func (db *DB) loosePath(h gitobj.Hash) string {
+	hex := h.String()
+	return filepath.Join(db.objects, hex[:2], hex[2:])
+}
+
+// writeLoose writes m to path, through a temporary file beside it.
+func writeLoose(path string, m *gitobj.MemoryObject) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	zw, ok := zlibWriters.Get().(*zlib.Writer)
+	if ok {
+		zw.Reset(f)
+	} else {
+		zw, _ = zlib.NewWriterLevel(f, zlib.BestSpeed)
+	}
+	defer zlibWriters.Put(zw)
+	_, err = fmt.Fprintf(zw, "%s %d\x00", m.Type(), m.Size())
+	if err == nil {
+		var r io.ReadCloser
+		if r, err = m.Reader(); err == nil {
+			_, err = io.Copy(zw, r)
+		}
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o444)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// zlibWriters keeps zlib writers between loose writes, as zlibReaders
+// keeps readers: a new one allocates its compressor's tables.
+var zlibWriters sync.Pool
+
+// readLoose reads h's loose file; os.ErrNotExist when there is none.
+func (db *DB) readLoose(h gitobj.Hash) (*gitobj.MemoryObject, error) {
+	f, err := os.Open(db.loosePath(h))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	obj, err := decodeLoose(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("read loose object %s: %w", h, err)
+	}
+	return obj, nil
+}
+
+// decodeLoose inflates a loose object: "<type> <size>\x00" and the content.
+func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
+	var zr io.ReadCloser
+	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, err
+		}
+		zr = pooled
+	} else {
+		var err error
+		if zr, err = zlib.NewReader(r); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		zr.Close()
+		zlibReaders.Put(zr)
+	}()
+	br := bufio.NewReader(zr)
+	head, err := br.ReadString(0)
+	if err != nil || len(head) > 32 {
+		return nil, errors.New("malformed header")
+	}
+	name, sizeText, ok := strings.Cut(strings.TrimSuffix(head, "\x00"), " ")
+	typ, terr := gitobj.ParseObjectType(name)
+	size, serr := strconv.ParseInt(sizeText, 10, 64)
+	if !ok || terr != nil || serr != nil || size < 0 || !isBaseType(typ) {
+		return nil, fmt.Errorf("malformed header %q", strings.TrimSuffix(head, "\x00"))
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(br, data); err != nil {
+		return nil, fmt.Errorf("inflate: %w", err)
+	}
+	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		return nil, errors.New("longer than its header says")
+	}
+	obj := &gitobj.MemoryObject{}
+	obj.SetType(typ)
+	obj.Write(data)
+	return obj, nil
+}
+
+func isBaseType(t gitobj.ObjectType) bool {
+	switch t {
+	case gitobj.CommitObject, gitobj.TreeObject, gitobj.BlobObject, gitobj.TagObject:
+		return true
+	}
+	return false
+}
+
+// catFile reads h through `git cat-file --batch`, for what the in-process
+// readers do not handle.
+func (db *DB) catFile(h gitobj.Hash) (*gitobj.MemoryObject, error) {
+	run, err := gitrepo.NewRunner(db.gitDir, []string{"GIT_DIR=" + db.gitDir})
+	if err != nil {
+		return nil, err
+	}
+	out, err := run.Run(context.Background(), strings.NewReader(h.String()+"\n"), "cat-file", "--batch")
+	if err != nil {
+		return nil, fmt.Errorf("read object %s: %w", h, err)
+	}
+	head, data, ok := bytes.Cut(out, []byte{'\n'})
+	f := strings.Fields(string(head))
+	if ok && len(f) == 2 && f[1] == "missing" {
+		return nil, gitobj.ErrObjectNotFound
+	}
+	if !ok || len(f) != 3 {
+		return nil, fmt.Errorf("read object %s: git cat-file answered %q", h, head)
+	}
+	typ, err := gitobj.ParseObjectType(f[1])
+	size, serr := strconv.Atoi(f[2])
+	if err != nil || serr != nil || size+1 != len(data) || !isBaseType(typ) {
+		return nil, fmt.Errorf("read object %s: git cat-file answered %q", h, head)
+	}
+	obj := &gitobj.MemoryObject{}
+	obj.SetType(typ)
+	obj.Write(data[:size])
+	return obj, nil
+}
+
+// defaultCacheBytes bounds the object cache of a DB.
+const defaultCacheBytes = 96 << 20
+
+// objectCache keeps objects read or written, up to a total size; the
+// oldest go first.
+type objectCache struct {
+	max int64
+
+	mu    sync.Mutex
+	size  int64
+	objs  map[gitobj.Hash]*gitobj.MemoryObject
+	order []gitobj.Hash // oldest first
+}
+
+func newObjectCache(max int64) *objectCache {
+	return &objectCache{max: max, objs: map[gitobj.Hash]*gitobj.MemoryObject{}}
+}
+
+func (c *objectCache) get(h gitobj.Hash) (*gitobj.MemoryObject, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	obj, ok := c.objs[h]
+	return obj, ok
+}
+
+func (c *objectCache) put(obj *gitobj.MemoryObject) {
+	if obj.Size() > c.max {
+		return
+	}
+	h := obj.Hash()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.objs[h]; ok {
+		return
+	}
+	for c.size+obj.Size() > c.max && len(c.order) > 0 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.size -= c.objs[old].Size()
+		delete(c.objs, old)
+	}
+	c.objs[h] = obj
+	c.order = append(c.order, h)
+	c.size += obj.Size()
+}

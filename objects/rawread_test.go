@@ -1,0 +1,274 @@
+package objects
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+)
+
+// rawReader returns a RawReader of gitDir, as Store.RawReader makes it.
+func rawReader(t *testing.T, gitDir string) *RawReader {
+	t.Helper()
+	r, ok := openDir(t, gitDir).RawReader()
+	if !ok {
+		t.Fatal("RawReader: not available on a directory store")
+	}
+	return r
+}
+
+// TestRawReaderMatchesGoGit reads every object of deltified packs, and of
+// a repository of loose objects, twice (the second time partly from the
+// reader's cache of delta bases), and compares each with go-git's read.
+func TestRawReaderMatchesGoGit(t *testing.T) {
+	loose := func(t *testing.T) (string, []gitobj.Hash) {
+		dir, gitDir := newGitRepo(t)
+		for c := range 5 {
+			if err := os.WriteFile(filepath.Join(dir, "f"), []byte(strings.Repeat(fmt.Sprintf("%d\n", c), 50)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			git(t, dir, "add", "-A")
+			git(t, dir, "commit", "-q", "-m", fmt.Sprintf("commit %d", c))
+		}
+		git(t, dir, "tag", "-a", "-m", "a tag", "v1")
+		if n, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack")); len(n) != 0 {
+			t.Fatalf("packs in a repository of loose objects: %v", n)
+		}
+		var oids []gitobj.Hash
+		for _, line := range strings.Split(git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"), "\n") {
+			oids = append(oids, gitobj.NewHash(line))
+		}
+		return gitDir, oids
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T) (string, []gitobj.Hash)
+	}{
+		{"offset deltas", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }},
+		{"deltas naming their base by id", func(t *testing.T) (string, []gitobj.Hash) {
+			return historyRepo(t, "-c", "repack.useDeltaBaseOffset=false")
+		}},
+		{"loose objects", loose},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gitDir, oids := tt.setup(t)
+			r := rawReader(t, gitDir)
+			types := map[gitobj.ObjectType]int{}
+			for round := range 2 {
+				for _, h := range oids {
+					typ, data, err := r.Read(h)
+					if err != nil {
+						t.Fatalf("round %d: Read(%s): %v", round, h, err)
+					}
+					wantType, want := goGitObject(t, gitDir, h)
+					if typ != wantType || !bytes.Equal(data, want) {
+						t.Fatalf("round %d: Read(%s) = %s of %d bytes; go-git reads %s of %d bytes", round, h, typ, len(data), wantType, len(want))
+					}
+					types[typ]++
+				}
+			}
+			for _, typ := range []gitobj.ObjectType{gitobj.BlobObject, gitobj.TreeObject, gitobj.CommitObject, gitobj.TagObject} {
+				if types[typ] == 0 {
+					t.Errorf("no %s read", typ)
+				}
+			}
+			missing := gitobj.ComputeHash(gitobj.BlobObject, []byte("not stored"))
+			if _, _, err := r.Read(missing); !errors.Is(err, gitobj.ErrObjectNotFound) {
+				t.Fatalf("Read(missing) error = %v; want ErrObjectNotFound", err)
+			}
+		})
+	}
+}
+
+// TestRawReaderLimit: an object over the size limit is an error (the
+// caller reads it another way), packed or loose.
+func TestRawReaderLimit(t *testing.T) {
+	gitDir, oids := historyRepo(t)
+	r := rawReader(t, gitDir)
+	r.limit = 64
+	big := 0
+	for _, h := range oids {
+		_, want := goGitObject(t, gitDir, h)
+		_, data, err := r.Read(h)
+		switch {
+		case len(want) > 64 && err == nil:
+			t.Fatalf("Read(%s) of %d bytes over a limit of 64: no error", h, len(want))
+		case len(want) > 64:
+			big++
+		case err != nil:
+			// A small delta result whose base is over the limit.
+			if !errors.Is(err, errTooLarge) {
+				t.Fatalf("Read(%s): %v", h, err)
+			}
+		case !bytes.Equal(data, want):
+			t.Fatalf("Read(%s) differs from go-git's read", h)
+		}
+	}
+	if big == 0 {
+		t.Fatal("no object over the limit")
+	}
+	dir, gitDir := newGitRepo(t)
+	h := gitobj.NewHash(gitStdin(t, dir, strings.Repeat("x", 100), "hash-object", "-w", "--stdin"))
+	r = rawReader(t, gitDir)
+	r.limit = 64
+	if _, _, err := r.Read(h); !errors.Is(err, errTooLarge) {
+		t.Fatalf("Read(loose object over the limit) error = %v; want errTooLarge", err)
+	}
+}
+
+// TestRawReaderDamagedPack: a damaged pack entry is an error, never a
+// wrong object.
+func TestRawReaderDamagedPack(t *testing.T) {
+	gitDir, oids := packedRepo(t, 1, 2)
+	p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
+	idx, off, found, err := p.locate(oids[0])
+	if err != nil || !found {
+		t.Fatalf("locate: %v, %v", found, err)
+	}
+	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
+	data, err := os.ReadFile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		damage func([]byte)
+	}{
+		{"content", func(b []byte) { b[off+4] ^= 0x01 }},
+		{"size", func(b []byte) { b[off]++ }},
+		{"type", func(b []byte) { b[off] = b[off]&0x8f | 5<<4 }},
+		{"offset delta pointing before the pack", func(b []byte) { b[off] = b[off]&0x8f | byte(gitobj.OFSDeltaObject)<<4; b[off+1] = 0x7f }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bytes.Clone(data)
+			tt.damage(b)
+			if err := os.Chmod(pack, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pack, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := rawReader(t, gitDir)
+			typ, got, err := r.Read(oids[0])
+			if err == nil {
+				t.Fatalf("damaged pack read as %s %q", typ, got)
+			}
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
+				t.Fatalf("damaged pack: %v; want an error other than not found", err)
+			}
+		})
+	}
+}
+
+// zlibBytes compresses b as a loose object file is.
+func zlibBytes(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestRawReaderDamagedLoose writes loose object files that are not what
+// their names say, or not loose objects at all: each is an error other
+// than not found.
+func TestRawReaderDamagedLoose(t *testing.T) {
+	content := []byte("the content\n")
+	h := gitobj.ComputeHash(gitobj.BlobObject, content)
+	tests := []struct {
+		name string
+		file []byte
+	}{
+		{"other content", zlibBytes(t, []byte("blob 12\x00the Content\n"))},
+		{"other type", zlibBytes(t, []byte("tree 12\x00the content\n"))},
+		{"unknown type", zlibBytes(t, []byte("blub 12\x00the content\n"))},
+		{"delta type", zlibBytes(t, []byte("ofs-delta 12\x00the content\n"))},
+		{"size too small", zlibBytes(t, []byte("blob 11\x00the content\n"))},
+		{"size too large", zlibBytes(t, []byte("blob 13\x00the content\n"))},
+		{"size with a leading zero", zlibBytes(t, []byte("blob 012\x00the content\n"))},
+		{"negative size", zlibBytes(t, []byte("blob -12\x00the content\n"))},
+		{"no size", zlibBytes(t, []byte("blob\x00the content\n"))},
+		{"header without its end", zlibBytes(t, []byte("blob 12 the content and a long line without a NUL\n"))},
+		{"truncated stream", zlibBytes(t, []byte("blob 12\x00the content\n"))[:15]},
+		{"not zlib", []byte("blob 12\x00the content\n")},
+		{"empty file", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, gitDir := newGitRepo(t)
+			hex := h.String()
+			path := filepath.Join(gitDir, "objects", hex[:2], hex[2:])
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, tt.file, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			r := rawReader(t, gitDir)
+			typ, got, err := r.Read(h)
+			if err == nil {
+				t.Fatalf("read as %s %q", typ, got)
+			}
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
+				t.Fatalf("%v; want an error other than not found", err)
+			}
+		})
+	}
+	// The same file with the right content reads.
+	_, gitDir := newGitRepo(t)
+	hex := h.String()
+	path := filepath.Join(gitDir, "objects", hex[:2], hex[2:])
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, zlibBytes(t, []byte("blob 12\x00the content\n")), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	typ, got, err := rawReader(t, gitDir).Read(h)
+	if err != nil || typ != gitobj.BlobObject || !bytes.Equal(got, content) {
+		t.Fatalf("Read = %s %q, %v; want blob %q", typ, got, err, content)
+	}
+}
+
+// FuzzParseLoose: whatever a loose object file holds, parseLoose returns
+// an error or a type and content whose header and content are exactly
+// what the file inflates to.
+func FuzzParseLoose(f *testing.F) {
+	for _, s := range []string{"blob 3\x00abc", "tree 0\x00", "commit 5\x00tree ", "blob 3\x00abcd", "blob 03\x00abc", "tag 1", ""} {
+		f.Add([]byte(s), true)
+	}
+	f.Add([]byte{0x78, 0x9c, 0x03, 0x00}, false)
+	f.Fuzz(func(t *testing.T, b []byte, compress bool) {
+		file, inflated := b, []byte(nil)
+		if compress {
+			file, inflated = zlibBytes(t, b), b
+		}
+		r := &RawReader{limit: 1 << 20}
+		typ, data, err := r.parseLoose(file)
+		if err != nil {
+			return
+		}
+		head := fmt.Sprintf("%s %d\x00", typ, len(data))
+		if inflated != nil && !bytes.Equal(append([]byte(head), data...), inflated) {
+			t.Fatalf("parseLoose(%q) = %s %q", inflated, typ, data)
+		}
+		switch typ {
+		case gitobj.BlobObject, gitobj.TreeObject, gitobj.CommitObject, gitobj.TagObject:
+		default:
+			t.Fatalf("parseLoose(%q): type %s", b, typ)
+		}
+	})
+}
