@@ -229,8 +229,8 @@ func (r *Repo) localRecord(w *localWalk, e *Entry, root rootNames) (entryRecord,
 			body = w.payload(h, e.Step.Body, maxCachedBody+64)
 		}
 		// An output found nowhere here is looked for by walkLocal
-		// (outputElsewhere), on its own goroutine: NodeInCommit reads
-		// through go-git, which is not safe for concurrent use.
+		// (outputElsewhere), on one goroutine of its own: NodeInCommit
+		// reads through the store, which this walk keeps to one goroutine.
 	}
 	rec := recordOf(e, output, body, root.workflow, root.start)
 	e.output, e.body = rec.output, rec.body
