@@ -45,8 +45,8 @@ func (c catFile) AskEach(names []string, each func(int, gitrepo.Object)) pending
 func (c catFile) Close() error { return c.b.Close() }
 
 // newObjectAskers returns n askers (or none, when neither way can read):
-// in-process readers sharing one objects.ObjectReader when the object
-// database has no alternates (which that reader does not follow), git
+// in-process readers, each with its own objects.ObjectReader sharing the
+// pack indexes, when the object database has no alternates (which that reader does not follow), git
 // cat-file processes otherwise.
 func (r *Repo) newObjectAskers(ctx context.Context, n int) []objectAsker {
 	dir := filepath.Join(r.Info.CommonDir, "objects")
@@ -54,6 +54,9 @@ func (r *Repo) newObjectAskers(ctx context.Context, n int) []objectAsker {
 		or := objects.NewObjectReader(dir)
 		out := make([]objectAsker, n)
 		for i := range out {
+			if i > 0 {
+				or = or.Another()
+			}
 			out[i] = newInProcess(ctx, or)
 		}
 		return out
@@ -83,7 +86,8 @@ func inProcessReadable(dir string, env []string) bool {
 }
 
 // inProcess is an objectAsker that reads through an objects.ObjectReader
-// on a goroutine of its own, one AskEach after another.
+// of its own (which is not safe for concurrent use) on a goroutine of its
+// own, one AskEach after another.
 type inProcess struct {
 	ctx   context.Context
 	or    *objects.ObjectReader

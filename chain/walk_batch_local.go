@@ -11,7 +11,7 @@ import (
 )
 
 // walkLocal is walkBatch reading the objects in this process, from the
-// pack files and loose objects (objects.RawReader), instead of through
+// pack files and loose objects (objects.ObjectReader), instead of through
 // rev-list and cat-file: the walk follows first parents from the commits
 // it reads. The pipe to git, git's own start and its copy of every object
 // cost about as much CPU as the reading itself, on both sides of the pipe.
@@ -23,11 +23,11 @@ import (
 // that does not decode) gives the whole walk up with errWalkBatch, and the
 // caller reads the chain through git instead.
 func (r *Repo) walkLocal(ctx context.Context, from gitobj.Hash, cached func(gitobj.Hash) bool) ([]*Entry, []entryRecord, gitobj.Hash, error) {
-	heads, ok := r.Store.RawReader()
+	heads, ok := r.Store.ObjectReader()
 	if !ok || r.entries.batchViaGit {
 		return nil, nil, gitobj.ZeroHash, errWalkBatch
 	}
-	rest, _ := r.Store.RawReader()
+	rest := heads.Another()
 	// The work is shared as git and this process shared it: one
 	// goroutine follows the first parents, reading each commit and its
 	// tree; walkWorkers others read the node, the nodes/ tree, the output
@@ -111,7 +111,7 @@ func (r *Repo) walkLocal(ctx context.Context, from gitobj.Hash, cached func(gito
 	for k := range walkWorkers {
 		rd := rest
 		if k > 0 {
-			rd, _ = r.Store.RawReader()
+			rd = rest.Another()
 		}
 		wg.Go(func() {
 			w := localWalk{rd: rd}
@@ -251,7 +251,7 @@ func (r *Repo) outputElsewhere(e *Entry, rec *entryRecord) {
 
 // localWalk reads the objects of one walkLocal.
 type localWalk struct {
-	rd    *objects.RawReader
+	rd    *objects.ObjectReader
 	names [2]string // looked up in a nodes/ tree
 }
 

@@ -3,53 +3,83 @@ package objects
 import (
 	"bytes"
 	"compress/zlib"
-	"crypto/sha1"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
-// TestObjectReaderMatchesGoGit reads every object of a deltified pack,
-// and loose objects beside it, as go-git does, also when the mapped pages
-// are let go after every read.
+// objectReader returns an ObjectReader of gitDir, as Store.ObjectReader makes it.
+func objectReader(t *testing.T, gitDir string) *ObjectReader {
+	t.Helper()
+	r, ok := openDir(t, gitDir).ObjectReader()
+	if !ok {
+		t.Fatal("ObjectReader: not available on a directory store")
+	}
+	return r
+}
+
+// TestObjectReaderMatchesGoGit reads every object of deltified packs, and of
+// a repository of loose objects, twice (the second time partly from the
+// reader's cache of delta bases), and compares each with go-git's read.
 func TestObjectReaderMatchesGoGit(t *testing.T) {
+	loose := func(t *testing.T) (string, []gitobj.Hash) {
+		dir, gitDir := newGitRepo(t)
+		for c := range 5 {
+			if err := os.WriteFile(filepath.Join(dir, "f"), []byte(strings.Repeat(fmt.Sprintf("%d\n", c), 50)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			git(t, dir, "add", "-A")
+			git(t, dir, "commit", "-q", "-m", fmt.Sprintf("commit %d", c))
+		}
+		git(t, dir, "tag", "-a", "-m", "a tag", "v1")
+		if n, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack")); len(n) != 0 {
+			t.Fatalf("packs in a repository of loose objects: %v", n)
+		}
+		var oids []gitobj.Hash
+		for _, line := range strings.Split(git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"), "\n") {
+			oids = append(oids, gitobj.NewHash(line))
+		}
+		return gitDir, oids
+	}
 	tests := []struct {
 		name       string
+		setup      func(t *testing.T) (string, []gitobj.Hash)
 		maxWindows int
 	}{
-		{"default", maxWindows},
-		{"pages let go after every read", 1},
-	}
-	gitDir, oids := historyRepo(t)
-	dir := filepath.Dir(gitDir)
-	for i := range 3 {
-		h := strings.TrimSpace(gitStdin(t, dir, fmt.Sprintf("loose object %d\n", i), "hash-object", "-w", "--stdin"))
-		oids = append(oids, gitobj.NewHash(h))
-	}
-	if n := deltaCount(t, gitDir); n < 20 {
-		t.Fatalf("only %d deltas in the pack; the test needs a deltified pack", n)
+		{"offset deltas", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, maxWindows},
+		{"offset deltas, pages let go after every read", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, 1},
+		{"deltas naming their base by id", func(t *testing.T) (string, []gitobj.Hash) {
+			return historyRepo(t, "-c", "repack.useDeltaBaseOffset=false")
+		}, maxWindows},
+		{"loose objects", loose, maxWindows},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewObjectReader(filepath.Join(gitDir, "objects"))
+			gitDir, oids := tt.setup(t)
+			r := objectReader(t, gitDir)
 			r.maxWindows = tt.maxWindows
-			// Twice: the second time, chains of deltas start from the
-			// bases kept the first time.
-			for _, h := range append(slices.Clone(oids), oids...) {
-				typ, data, err := r.Read(h)
-				if err != nil {
-					t.Fatalf("Read(%s): %v", h, err)
+			types := map[gitobj.ObjectType]int{}
+			for round := range 2 {
+				for _, h := range oids {
+					typ, data, err := r.Read(h)
+					if err != nil {
+						t.Fatalf("round %d: Read(%s): %v", round, h, err)
+					}
+					wantType, want := goGitObject(t, gitDir, h)
+					if typ != wantType || !bytes.Equal(data, want) {
+						t.Fatalf("round %d: Read(%s) = %s of %d bytes; go-git reads %s of %d bytes", round, h, typ, len(data), wantType, len(want))
+					}
+					types[typ]++
 				}
-				wantType, want := goGitObject(t, gitDir, h)
-				if typ != wantType || !bytes.Equal(data, want) {
-					t.Fatalf("Read(%s) = %s of %d bytes; go-git reads %s of %d bytes", h, typ, len(data), wantType, len(want))
+			}
+			for _, typ := range []gitobj.ObjectType{gitobj.BlobObject, gitobj.TreeObject, gitobj.CommitObject, gitobj.TagObject} {
+				if types[typ] == 0 {
+					t.Errorf("no %s read", typ)
 				}
 			}
 			missing := gitobj.ComputeHash(gitobj.BlobObject, []byte("not stored"))
@@ -60,6 +90,193 @@ func TestObjectReaderMatchesGoGit(t *testing.T) {
 	}
 }
 
+// TestObjectReaderLimit: an object over the size limit is an error (the
+// caller reads it another way), packed or loose.
+func TestObjectReaderLimit(t *testing.T) {
+	gitDir, oids := historyRepo(t)
+	r := objectReader(t, gitDir)
+	r.limit = 64
+	big := 0
+	for _, h := range oids {
+		_, want := goGitObject(t, gitDir, h)
+		_, data, err := r.Read(h)
+		switch {
+		case len(want) > 64 && err == nil:
+			t.Fatalf("Read(%s) of %d bytes over a limit of 64: no error", h, len(want))
+		case len(want) > 64:
+			big++
+		case err != nil:
+			// A small delta result whose base is over the limit.
+			if !errors.Is(err, errTooLarge) {
+				t.Fatalf("Read(%s): %v", h, err)
+			}
+		case !bytes.Equal(data, want):
+			t.Fatalf("Read(%s) differs from go-git's read", h)
+		}
+	}
+	if big == 0 {
+		t.Fatal("no object over the limit")
+	}
+	dir, gitDir := newGitRepo(t)
+	h := gitobj.NewHash(gitStdin(t, dir, strings.Repeat("x", 100), "hash-object", "-w", "--stdin"))
+	r = objectReader(t, gitDir)
+	r.limit = 64
+	if _, _, err := r.Read(h); !errors.Is(err, errTooLarge) {
+		t.Fatalf("Read(loose object over the limit) error = %v; want errTooLarge", err)
+	}
+}
+
+// TestObjectReaderDamagedPack: a damaged pack entry is an error, never a
+// wrong object.
+func TestObjectReaderDamagedPack(t *testing.T) {
+	gitDir, oids := packedRepo(t, 1, 2)
+	p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
+	idx, off, found, err := p.locate(oids[0])
+	if err != nil || !found {
+		t.Fatalf("locate: %v, %v", found, err)
+	}
+	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
+	data, err := os.ReadFile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		damage func([]byte)
+	}{
+		{"content", func(b []byte) { b[off+4] ^= 0x01 }},
+		{"size", func(b []byte) { b[off]++ }},
+		{"type", func(b []byte) { b[off] = b[off]&0x8f | 5<<4 }},
+		{"offset delta pointing before the pack", func(b []byte) { b[off] = b[off]&0x8f | byte(gitobj.OFSDeltaObject)<<4; b[off+1] = 0x7f }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bytes.Clone(data)
+			tt.damage(b)
+			if err := os.Chmod(pack, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pack, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := objectReader(t, gitDir)
+			typ, got, err := r.Read(oids[0])
+			if err == nil {
+				t.Fatalf("damaged pack read as %s %q", typ, got)
+			}
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
+				t.Fatalf("damaged pack: %v; want an error other than not found", err)
+			}
+		})
+	}
+}
+
+// zlibBytes compresses b as a loose object file is.
+func zlibBytes(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestObjectReaderDamagedLoose writes loose object files that are not what
+// their names say, or not loose objects at all: each is an error other
+// than not found.
+func TestObjectReaderDamagedLoose(t *testing.T) {
+	content := []byte("the content\n")
+	h := gitobj.ComputeHash(gitobj.BlobObject, content)
+	tests := []struct {
+		name string
+		file []byte
+	}{
+		{"other content", zlibBytes(t, []byte("blob 12\x00the Content\n"))},
+		{"other type", zlibBytes(t, []byte("tree 12\x00the content\n"))},
+		{"unknown type", zlibBytes(t, []byte("blub 12\x00the content\n"))},
+		{"delta type", zlibBytes(t, []byte("ofs-delta 12\x00the content\n"))},
+		{"size too small", zlibBytes(t, []byte("blob 11\x00the content\n"))},
+		{"size too large", zlibBytes(t, []byte("blob 13\x00the content\n"))},
+		{"size with a leading zero", zlibBytes(t, []byte("blob 012\x00the content\n"))},
+		{"negative size", zlibBytes(t, []byte("blob -12\x00the content\n"))},
+		{"size not a number", zlibBytes(t, []byte("blob x\x00the content\n"))},
+		{"no size", zlibBytes(t, []byte("blob\x00the content\n"))},
+		{"header without its end", zlibBytes(t, []byte("blob 12 the content and a long line without a NUL\n"))},
+		{"truncated stream", zlibBytes(t, []byte("blob 12\x00the content\n"))[:15]},
+		{"not zlib", []byte("blob 12\x00the content\n")},
+		{"empty file", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, gitDir := newGitRepo(t)
+			hex := h.String()
+			path := filepath.Join(gitDir, "objects", hex[:2], hex[2:])
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, tt.file, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			r := objectReader(t, gitDir)
+			typ, got, err := r.Read(h)
+			if err == nil {
+				t.Fatalf("read as %s %q", typ, got)
+			}
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
+				t.Fatalf("%v; want an error other than not found", err)
+			}
+		})
+	}
+	// The same file with the right content reads.
+	_, gitDir := newGitRepo(t)
+	hex := h.String()
+	path := filepath.Join(gitDir, "objects", hex[:2], hex[2:])
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, zlibBytes(t, []byte("blob 12\x00the content\n")), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	typ, got, err := objectReader(t, gitDir).Read(h)
+	if err != nil || typ != gitobj.BlobObject || !bytes.Equal(got, content) {
+		t.Fatalf("Read = %s %q, %v; want blob %q", typ, got, err, content)
+	}
+}
+
+// FuzzParseLoose: whatever a loose object file holds, parseLoose returns
+// an error or a type and content whose header and content are exactly
+// what the file inflates to.
+func FuzzParseLoose(f *testing.F) {
+	for _, s := range []string{"blob 3\x00abc", "tree 0\x00", "commit 5\x00tree ", "blob 3\x00abcd", "blob 03\x00abc", "tag 1", ""} {
+		f.Add([]byte(s), true)
+	}
+	f.Add([]byte{0x78, 0x9c, 0x03, 0x00}, false)
+	f.Fuzz(func(t *testing.T, b []byte, compress bool) {
+		file, inflated := b, []byte(nil)
+		if compress {
+			file, inflated = zlibBytes(t, b), b
+		}
+		r := &ObjectReader{limit: 1 << 20}
+		typ, data, err := r.parseLoose(file)
+		if err != nil {
+			return
+		}
+		head := fmt.Sprintf("%s %d\x00", typ, len(data))
+		if inflated != nil && !bytes.Equal(append([]byte(head), data...), inflated) {
+			t.Fatalf("parseLoose(%q) = %s %q", inflated, typ, data)
+		}
+		switch typ {
+		case gitobj.BlobObject, gitobj.TreeObject, gitobj.CommitObject, gitobj.TagObject:
+		default:
+			t.Fatalf("parseLoose(%q): type %s", b, typ)
+		}
+	})
+}
+
 // TestObjectReaderAfterRepack reads objects that a repack moved from the
 // pack the reader had open (and deleted) and from loose files into a new
 // pack.
@@ -68,7 +285,7 @@ func TestObjectReaderAfterRepack(t *testing.T) {
 	dir := filepath.Dir(gitDir)
 	loose := gitobj.NewHash(strings.TrimSpace(gitStdin(t, dir, "loose, then packed\n", "hash-object", "-w", "--stdin")))
 	git(t, dir, "tag", "keep", loose.String())
-	r := NewObjectReader(filepath.Join(gitDir, "objects"))
+	r := objectReader(t, gitDir)
 	if _, _, err := r.Read(oids[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -81,187 +298,30 @@ func TestObjectReaderAfterRepack(t *testing.T) {
 	}
 }
 
-// TestObjectReaderDamagedLoose checks that a damaged loose object is an
-// error, never a wrong object or a miss.
-func TestObjectReaderDamagedLoose(t *testing.T) {
-	deflate := func(s string) []byte {
-		var b bytes.Buffer
-		w := zlib.NewWriter(&b)
-		w.Write([]byte(s))
-		w.Close()
-		return b.Bytes()
-	}
-	tests := []struct {
-		name string
-		file []byte
-	}{
-		{"not zlib", []byte("plain text")},
-		{"no header", deflate("just content")},
-		{"unknown type", deflate("thing 3\x00abc")},
-		{"delta type", deflate("ofs-delta 3\x00abc")},
-		{"size too large", deflate("blob 9\x00abc")},
-		{"size too small", deflate("blob 2\x00abc")},
-		{"size not a number", deflate("blob x\x00abc")},
-		{"truncated stream", deflate("blob 3\x00abc")[:8]},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, gitDir := newGitRepo(t)
-			h := gitobj.Hash(sha1.Sum([]byte(tt.name)))
-			path := filepath.Join(gitDir, "objects", h.String()[:2], h.String()[2:])
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, tt.file, 0o444); err != nil {
-				t.Fatal(err)
-			}
-			typ, data, err := NewObjectReader(filepath.Join(gitDir, "objects")).Read(h)
-			if err == nil || errors.Is(err, gitobj.ErrObjectNotFound) {
-				t.Fatalf("Read = %s %q, %v; want a damage error", typ, data, err)
-			}
-		})
-	}
-}
-
-// FuzzParseLooseFile checks that any loose object file is parsed or refused
-// without a panic, and that what is parsed has the size its header says.
-func FuzzParseLooseFile(f *testing.F) {
-	for _, s := range []string{"blob 3\x00abc", "commit 0\x00", "tree 01\x00x", "blob 3\x00ab", "tag -1\x00"} {
-		var b bytes.Buffer
-		w := zlib.NewWriter(&b)
-		w.Write([]byte(s))
-		w.Close()
-		f.Add(b.Bytes())
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		typ, data, err := parseLoose(raw, 1<<20)
-		if err != nil {
-			return
-		}
-		head := fmt.Sprintf("%s %d\x00", typ, len(data))
-		all, err := inflatePrefix(raw, len(head)+len(data)+1)
-		if err != nil || string(all) != head+string(data) {
-			t.Fatalf("parsed %s of %d bytes from a stream that inflates to %q", typ, len(data), all)
-		}
-	})
-}
-
-// TestIdxLookupSpread looks up every name of synthetic indexes whose names
-// are spread evenly (as object ids are) and unevenly, so that the search
-// around the place a name points at is checked both when it holds the name
-// and when it does not.
-func TestIdxLookupSpread(t *testing.T) {
-	const n = 6000
-	tests := []struct {
-		name string
-		make func(i int) gitobj.Hash
-	}{
-		{"even", func(i int) gitobj.Hash { return gitobj.Hash(sha1.Sum(fmt.Appendf(nil, "%d", i))) }},
-		{"bunched", func(i int) gitobj.Hash {
-			var h gitobj.Hash
-			h[0] = byte(i % 3)
-			binary.BigEndian.PutUint32(h[1:], uint32(i/3))
-			return h
-		}},
-		{"bunched at the top", func(i int) gitobj.Hash {
-			var h gitobj.Hash
-			h[0] = 0xff
-			binary.BigEndian.PutUint32(h[1:], 0xffffffff-uint32(i))
-			h[19] = byte(i)
-			return h
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			names := make([]gitobj.Hash, n)
-			for i := range names {
-				names[i] = tt.make(i)
-			}
-			slices.SortFunc(names, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) })
-			names = slices.Compact(names)
-			p := &packIndexes{dir: writeIdx(t, names)}
-			for i, h := range names {
-				_, off, found, err := p.locate(h)
-				if err != nil || !found || off != int64(i)*10 {
-					t.Fatalf("locate(%s) = %d, %v, %v; want %d", h, off, found, err, i*10)
-				}
-				absent := h
-				absent[19] ^= 0x80
-				if _, ok := slices.BinarySearchFunc(names, absent, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) }); ok {
-					continue
-				}
-				if _, _, found, err := p.locate(absent); found || err != nil {
-					t.Fatalf("locate(absent %s) = %v, %v", absent, found, err)
-				}
-			}
-		})
-	}
-}
-
-// writeIdx writes a version 2 index of names (sorted), the i'th at pack
-// offset 10*i, into a new directory, and returns the directory.
-func writeIdx(t *testing.T, names []gitobj.Hash) string {
-	t.Helper()
-	var b bytes.Buffer
-	b.Write(idxMagic)
-	be := func(v any) {
-		if err := binary.Write(&b, binary.BigEndian, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	be(uint32(2))
-	var fan [256]uint32
-	for _, h := range names {
-		for i := int(h[0]); i < 256; i++ {
-			fan[i]++
-		}
-	}
-	be(fan)
-	for _, h := range names {
-		b.Write(h[:])
-	}
-	be(make([]uint32, len(names))) // CRCs
-	for i := range names {
-		be(uint32(10 * i))
-	}
-	b.Write(make([]byte, 40)) // pack and index checksums
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "pack-synthetic.idx"), b.Bytes(), 0o444); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// TestDeltaBasesBounded fills the cache of delta bases past its size and
+// TestEntryCacheBounded fills the cache of delta bases past its bound and
 // checks that it keeps to it, answers only for the pack and offset an
-// object was kept for, and that a nil cache keeps nothing.
-func TestDeltaBasesBounded(t *testing.T) {
-	var c deltaBases
-	packA, packB := &packFile{}, &packFile{}
-	big := make([]byte, deltaBasesSize/16)
-	for i := range 4 * deltaBaseSlots {
-		c.put(packA, int64(i)*100, gitobj.BlobObject, big)
-		if c.size > deltaBasesSize {
-			t.Fatalf("after %d puts the cache holds %d bytes, over %d", i+1, c.size, deltaBasesSize)
+// object was kept for, and keeps no object over entryCacheObject.
+func TestEntryCacheBounded(t *testing.T) {
+	var c entryCache
+	big := make([]byte, entryCacheObject)
+	for i := range 4 * entryCacheBytes / entryCacheObject {
+		c.put("a.pack", int64(i)*100, gitobj.BlobObject, big)
+		if c.bytes > entryCacheBytes {
+			t.Fatalf("after %d puts the cache holds %d bytes, over %d", i+1, c.bytes, entryCacheBytes)
 		}
 	}
-	c.put(packA, 7, gitobj.TreeObject, []byte("small"))
-	if typ, data, ok := c.get(packA, 7); !ok || typ != gitobj.TreeObject || string(data) != "small" {
+	c.put("a.pack", 7, gitobj.TreeObject, []byte("small"))
+	if typ, data, ok := c.get("a.pack", 7); !ok || typ != gitobj.TreeObject || string(data) != "small" {
 		t.Fatalf("get = %s %q %v", typ, data, ok)
 	}
-	if _, _, ok := c.get(packB, 7); ok {
+	if _, _, ok := c.get("b.pack", 7); ok {
 		t.Fatal("an object kept for one pack is found in another")
 	}
-	if _, _, ok := c.get(packA, 8); ok {
+	if _, _, ok := c.get("a.pack", 8); ok {
 		t.Fatal("an object is found at another offset")
 	}
-	c.put(packA, 9, gitobj.BlobObject, make([]byte, deltaBasesSize/16+1))
-	if _, _, ok := c.get(packA, 9); ok {
-		t.Fatal("an object over a sixteenth of the cache was kept")
-	}
-	var none *deltaBases
-	none.put(packA, 1, gitobj.BlobObject, []byte("x"))
-	if _, _, ok := none.get(packA, 1); ok {
-		t.Fatal("a nil cache kept an object")
+	c.put("a.pack", 9, gitobj.BlobObject, make([]byte, entryCacheObject+1))
+	if _, _, ok := c.get("a.pack", 9); ok {
+		t.Fatal("an object over entryCacheObject was kept")
 	}
 }

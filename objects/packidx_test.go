@@ -1,11 +1,15 @@
 package objects
 
 import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,4 +144,90 @@ func gitStdin(t *testing.T, dir, input string, args ...string) string {
 		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
 	}
 	return string(out)
+}
+
+// TestIdxLookupSpread looks up every name of synthetic indexes whose names
+// are spread evenly (as object ids are) and unevenly, so that the search
+// around the place a name points at is checked both when it holds the name
+// and when it does not.
+func TestIdxLookupSpread(t *testing.T) {
+	const n = 6000
+	tests := []struct {
+		name string
+		make func(i int) gitobj.Hash
+	}{
+		{"even", func(i int) gitobj.Hash { return gitobj.Hash(sha1.Sum(fmt.Appendf(nil, "%d", i))) }},
+		{"bunched", func(i int) gitobj.Hash {
+			var h gitobj.Hash
+			h[0] = byte(i % 3)
+			binary.BigEndian.PutUint32(h[1:], uint32(i/3))
+			return h
+		}},
+		{"bunched at the top", func(i int) gitobj.Hash {
+			var h gitobj.Hash
+			h[0] = 0xff
+			binary.BigEndian.PutUint32(h[1:], 0xffffffff-uint32(i))
+			h[19] = byte(i)
+			return h
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			names := make([]gitobj.Hash, n)
+			for i := range names {
+				names[i] = tt.make(i)
+			}
+			slices.SortFunc(names, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) })
+			names = slices.Compact(names)
+			p := &packIndexes{dir: writeIdx(t, names)}
+			for i, h := range names {
+				_, off, found, err := p.locate(h)
+				if err != nil || !found || off != int64(i)*10 {
+					t.Fatalf("locate(%s) = %d, %v, %v; want %d", h, off, found, err, i*10)
+				}
+				absent := h
+				absent[19] ^= 0x80
+				if _, ok := slices.BinarySearchFunc(names, absent, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) }); ok {
+					continue
+				}
+				if _, _, found, err := p.locate(absent); found || err != nil {
+					t.Fatalf("locate(absent %s) = %v, %v", absent, found, err)
+				}
+			}
+		})
+	}
+}
+
+// writeIdx writes a version 2 index of names (sorted), the i'th at pack
+// offset 10*i, into a new directory, and returns the directory.
+func writeIdx(t *testing.T, names []gitobj.Hash) string {
+	t.Helper()
+	var b bytes.Buffer
+	b.Write(idxMagic)
+	be := func(v any) {
+		if err := binary.Write(&b, binary.BigEndian, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	be(uint32(2))
+	var fan [256]uint32
+	for _, h := range names {
+		for i := int(h[0]); i < 256; i++ {
+			fan[i]++
+		}
+	}
+	be(fan)
+	for _, h := range names {
+		b.Write(h[:])
+	}
+	be(make([]uint32, len(names))) // CRCs
+	for i := range names {
+		be(uint32(10 * i))
+	}
+	b.Write(make([]byte, 40)) // pack and index checksums
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pack-synthetic.idx"), b.Bytes(), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

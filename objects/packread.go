@@ -64,7 +64,7 @@ func (p *packIndexes) object(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	}
 	typ, data, err := readPackEntry(f, off, limit, func(base gitobj.Hash) (int64, bool, error) {
 		return p.offsetIn(idx, base)
-	}, nil)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
 	}
@@ -82,16 +82,9 @@ func (p *packIndexes) object(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 // readPackEntry decodes the object whose entry starts at off in pack f:
 // its type and content. Deltas are resolved through their bases, found by
 // offset, or for a delta that names its base by id, through refOffset.
-//
-// bases, when not nil, keeps the objects that deltas were applied to, and
-// is asked for them first.
-func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) (int64, bool, error), bases *deltaBases) (gitobj.ObjectType, []byte, error) {
-	var (
-		deltas [][]byte // outermost first
-		offs   []int64  // the entry of each of deltas
-	)
-	// patch applies deltas to base, the object at off, keeping the bases
-	// it makes on the way.
+func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) (int64, bool, error)) (gitobj.ObjectType, []byte, error) {
+	var deltas [][]byte // outermost first
+	// patch applies deltas to base, the object at off.
 	patch := func(typ gitobj.ObjectType, data []byte) (gitobj.ObjectType, []byte, error) {
 		for i := len(deltas) - 1; i >= 0; i-- {
 			if target, err := deltaTargetSize(deltas[i]); err != nil || target > limit {
@@ -100,9 +93,6 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) 
 			var err error
 			if data, err = applyDelta(data, deltas[i]); err != nil {
 				return 0, nil, fmt.Errorf("apply delta: %w", err)
-			}
-			if i > 0 {
-				bases.put(f, offs[i], typ, data)
 			}
 		}
 		return typ, data, nil
@@ -121,11 +111,6 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) 
 		br = buf
 	}
 	for range maxDeltaChain {
-		if len(deltas) > 0 {
-			if typ, data, ok := bases.get(f, off); ok {
-				return patch(typ, data)
-			}
-		}
 		if mapped != nil {
 			if _, err := mapped.Seek(off, io.SeekStart); err != nil {
 				return 0, nil, errPackEntry
@@ -145,9 +130,6 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) 
 			data, err := inflate(br, size)
 			if err != nil {
 				return 0, nil, err
-			}
-			if len(deltas) > 0 {
-				bases.put(f, off, typ, data)
 			}
 			return patch(typ, data)
 		case gitobj.OFSDeltaObject, gitobj.REFDeltaObject:
@@ -184,7 +166,7 @@ func readPackEntry(f io.ReaderAt, off, limit int64, refOffset func(gitobj.Hash) 
 			if err != nil {
 				return 0, nil, err
 			}
-			deltas, offs = append(deltas, delta), append(offs, off)
+			deltas = append(deltas, delta)
 			off = next
 		default:
 			return 0, nil, errPackEntry
@@ -307,81 +289,4 @@ func deltaTargetSize(delta []byte) (int64, error) {
 		}
 	}
 	return sizes[1], nil
-}
-
-// inflatePrefix inflates at most n bytes of the start of the zlib stream
-// in raw (fewer when the stream is shorter), without checking the rest.
-func inflatePrefix(raw []byte, n int) ([]byte, error) {
-	zr, err := zlibReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		zr.Close()
-		zlibReaders.Put(zr)
-	}()
-	buf := make([]byte, n)
-	got, err := io.ReadFull(zr, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("inflate: %w", err)
-	}
-	return buf[:got], nil
-}
-
-// deltaBases keeps the objects that deltas were applied to, by their place
-// in a pack, so that reading many objects of a deltified pack does not
-// inflate and patch the same chain again for each (git keeps such a cache
-// too). Its slots are picked by offset, the newest object in a slot
-// wins, and the objects held add up to at most deltaBasesSize bytes (when
-// a new one would pass that, the others are let go). The
-// objects it holds are never handed out: deltas are applied to them. Safe
-// for concurrent use; a nil *deltaBases keeps nothing.
-type deltaBases struct {
-	mu    sync.Mutex
-	slots [deltaBaseSlots]deltaBase
-	size  int
-}
-
-type deltaBase struct {
-	pack io.ReaderAt
-	off  int64
-	typ  gitobj.ObjectType
-	data []byte
-}
-
-const (
-	deltaBaseSlots = 1024
-	deltaBasesSize = 2 << 20
-)
-
-func deltaSlot(off int64) int { return int(uint64(off) * 0x9e3779b97f4a7c15 >> 54) } // 10 bits
-
-func (c *deltaBases) get(pack io.ReaderAt, off int64) (gitobj.ObjectType, []byte, bool) {
-	if c == nil {
-		return 0, nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := &c.slots[deltaSlot(off)]
-	if s.data == nil || s.pack != pack || s.off != off {
-		return 0, nil, false
-	}
-	return s.typ, s.data, true
-}
-
-func (c *deltaBases) put(pack io.ReaderAt, off int64, typ gitobj.ObjectType, data []byte) {
-	if c == nil || len(data) > deltaBasesSize/16 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := &c.slots[deltaSlot(off)]
-	if c.size-len(s.data)+len(data) > deltaBasesSize {
-		// Full: start again, so that the bases of what is read now are
-		// kept rather than those of what was read long ago.
-		clear(c.slots[:])
-		c.size = 0
-	}
-	c.size += len(data) - len(s.data)
-	*s = deltaBase{pack: pack, off: off, typ: typ, data: data}
 }

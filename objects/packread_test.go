@@ -11,11 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // historyRepo returns a git dir holding a history of similar files (so
