@@ -180,7 +180,6 @@ func (r *ObjectReader) packed(h gitobj.Hash) (gitobj.ObjectType, []byte, error) 
 	}
 	pack := r.lastPack
 	typ, data, err := r.entry(r.lastFile, pack, off, idx)
-	r.touched(r.lastFile, off)
 	if err != nil {
 		return 0, nil, fmt.Errorf("read %s at offset %d of %s: %w", h, off, pack, err)
 	}
@@ -190,7 +189,8 @@ func (r *ObjectReader) packed(h gitobj.Hash) (gitobj.ObjectType, []byte, error) 
 	return typ, data, nil
 }
 
-// touched notes a read at off in f, and lets go of the mapped pages of
+// touched notes a read at off in f (an object's entry or one of its delta
+// chain's), and lets go of the mapped pages of
 // every pack read from once they may pass maxWindows. Other readers of
 // the same packs then fault the pages in again, from the page cache.
 func (r *ObjectReader) touched(f *packFile, off int64) {
@@ -315,6 +315,7 @@ func (r *ObjectReader) source(f *packFile, off int64) (byteSource, error) {
 		if off < 0 || off >= int64(len(f.mapped)) {
 			return nil, errPackEntry
 		}
+		r.touched(f, off)
 		r.br.Reset(f.mapped[off:])
 		return &r.br, nil
 	}
@@ -513,8 +514,8 @@ type cachedEntry struct {
 }
 
 const (
-	entryCacheBytes  = 16 << 20
-	entryCacheObject = 1 << 20
+	entryCacheBytes  = 1 << 20
+	entryCacheObject = 64 << 10
 )
 
 func (c *entryCache) get(pack string, off int64) (gitobj.ObjectType, []byte, bool) {
