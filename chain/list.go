@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 )
 
 // Listing threads (`thread list`): one Summary per thread, taken from the

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/git-uwf/git-uwf/internal/gitobj"
-	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	gogit "github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // parseCommit reads what go-git reads, or refuses.
