@@ -16,9 +16,15 @@ import (
 // no particular order and are sorted here, once. Records are parsed only
 // as they are visited; a malformed one sets err and stops the scan (git
 // refuses such a file, so the caller leaves the question to git).
+//
+// data may lie in a read-only mapping of the file (mapped; see
+// RefFiles.packedRefs) that is released when the packedRefs is no longer
+// reachable: then every string handed out (lookup's oid, scan's oid and
+// name) is a copy, and nothing else keeps a piece of data.
 type packedRefs struct {
 	data   string // from the first record on
 	sorted bool
+	mapped bool
 	err    error
 }
 
@@ -89,6 +95,9 @@ func (p *packedRefs) scan(start int, fn func(oid, name string) bool) {
 			p.err = errPackedRefs
 			return
 		}
+		if p.mapped {
+			oid, name = strings.Clone(oid), strings.Clone(name)
+		}
 		if !fn(oid, name) {
 			return
 		}
@@ -145,6 +154,9 @@ func (p *packedRefs) lookup(name string) (oid string, ok bool) {
 		if n == name {
 			if !validRefName(n) {
 				return "", false
+			}
+			if p.mapped {
+				o = strings.Clone(o)
 			}
 			return o, true
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -148,5 +149,63 @@ func TestHeadWithSharedRefFiles(t *testing.T) {
 	}
 	if files.parses != 1 || other.parses != 0 {
 		t.Errorf("packed-refs parsed %d times (other repository: %d), want 1 and 0", files.parses, other.parses)
+	}
+}
+
+// TestRefFilesMappedPackedRefs: a packed-refs file large enough to be
+// mapped answers lookups, scans and listings as git does, and what they
+// returned stays intact after the file is replaced and the old mapping is
+// released.
+func TestRefFilesMappedPackedRefs(t *testing.T) {
+	dir := initRepo(t)
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	one := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	var in strings.Builder
+	n := 0
+	for ; in.Len() < 2*mapPackedRefsFrom; n++ {
+		fmt.Fprintf(&in, "create refs/uwf/threads/T%06d %s\n", n, one)
+	}
+	cmd := exec.Command("git", "update-ref", "--stdin")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("update-ref --stdin: %v: %s", err, out)
+	}
+	git(t, dir, "pack-refs", "--all")
+	f := NewRefFiles(filepath.Join(dir, ".git"))
+	p, err := f.packedRefs()
+	if err != nil || !p.mapped {
+		t.Fatalf("packedRefs of a %d-ref file: mapped %v, %v; want a mapping", n, p != nil && p.mapped, err)
+	}
+	name := fmt.Sprintf("refs/uwf/threads/T%06d", n/2)
+	oid, ok, err := f.Ref(name)
+	if err != nil || !ok || oid != one {
+		t.Fatalf("Ref(%s) = %q, %v, %v; want %s", name, oid, ok, err, one)
+	}
+	refs, ok, err := f.List("refs/uwf/threads/")
+	if err != nil || !ok || len(refs) != n {
+		t.Fatalf("List = %d refs, %v, %v; want %d", len(refs), ok, err, n)
+	}
+	found, ok, err := f.AnyPacked("refs/uwf/threads/T0000", func(name string) bool { return name == "refs/uwf/threads/T000042" })
+	if err != nil || !ok || !found {
+		t.Fatalf("AnyPacked = %v, %v, %v; want found", found, ok, err)
+	}
+	// Replace the file (git writes a new one and renames it) and let the
+	// old mapping go.
+	git(t, dir, "update-ref", "-d", "refs/uwf/threads/T000000")
+	git(t, dir, "pack-refs", "--all")
+	if got, ok, err := f.Ref("refs/uwf/threads/T000000"); err != nil || !ok || got != "" {
+		t.Fatalf("Ref of a deleted ref = %q, %v, %v; want none", got, ok, err)
+	}
+	p = nil
+	for range 3 {
+		runtime.GC()
+	}
+	if oid != one {
+		t.Fatalf("an oid Ref returned changed after the mapping went: %q", oid)
+	}
+	for i, r := range refs {
+		if want := fmt.Sprintf("refs/uwf/threads/T%06d", i); r.Name != want || r.OID != one {
+			t.Fatalf("listed ref %d after the mapping went: %q %q; want %q %q", i, r.Name, r.OID, want, one)
+		}
 	}
 }

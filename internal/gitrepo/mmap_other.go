@@ -1,0 +1,9 @@
+//go:build !unix
+
+package gitrepo
+
+import "os"
+
+func mapReadOnly(*os.File, int64) []byte { return nil }
+
+func unmap([]byte) {}
