@@ -7,3 +7,5 @@ import "os"
 func mapReadOnly(*os.File, int64) []byte { return nil }
 
 func unmap([]byte) {}
+
+func dropPages([]byte) {}

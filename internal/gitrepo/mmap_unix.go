@@ -21,3 +21,7 @@ func mapReadOnly(f *os.File, size int64) []byte {
 }
 
 func unmap(b []byte) { _ = syscall.Munmap(b) }
+
+// dropPages lets the kernel take back the pages of b that were read; a
+// later read faults them in again from the file.
+func dropPages(b []byte) { _ = syscall.Madvise(b, syscall.MADV_DONTNEED) }

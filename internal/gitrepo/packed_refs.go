@@ -25,6 +25,7 @@ type packedRefs struct {
 	data   string // from the first record on
 	sorted bool
 	mapped bool
+	pages  []byte // the mapping, when mapped
 	err    error
 }
 

@@ -139,7 +139,7 @@ func readPackedRefs(path string) (*packedRefs, string, error) {
 		if b := mapReadOnly(file, fi.Size()); b != nil {
 			data := unsafe.String(&b[0], len(b))
 			p := newPackedRefs(data)
-			p.mapped = true
+			p.mapped, p.pages = true, b
 			runtime.AddCleanup(p, unmap, b)
 			return p, data, nil
 		}

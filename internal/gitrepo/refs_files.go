@@ -130,6 +130,10 @@ func matchPattern(name, pattern string) bool {
 
 // readRefs is ReadRefs (resolve) or ReadHashRefs; packed-refs comes from
 // cache when it is set.
+// listCopyFrom is the number of packed records a listing takes from a
+// mapped packed-refs from which it reads a copy of the file instead.
+const listCopyFrom = 4096
+
 func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles) ([]RefEntry, bool, error) {
 	if len(patterns) == 0 || !isFilesBackend(commonDir) {
 		return nil, false, nil
@@ -160,6 +164,14 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 		}
 		starts[i] = start
 		size += strings.Count(rr.packed.data[start:end], "\n")
+	}
+	if p := rr.packed; p.mapped && size-len(loose) > listCopyFrom {
+		// Names from a mapping are copied one by one; for a long listing
+		// one copy of the file costs less time and memory. The offsets
+		// stay the same. The mapping's pages read so far are given back,
+		// so that the file is not resident twice.
+		rr.packed = &packedRefs{data: strings.Clone(p.data), sorted: p.sorted, err: p.err}
+		dropPages(p.pages)
 	}
 	out := make([]RefEntry, 0, size)
 	for i, p := range patterns {
