@@ -126,51 +126,6 @@ func TestObjectReaderLimit(t *testing.T) {
 	}
 }
 
-// TestObjectReaderDamagedPack: a damaged pack entry is an error, never a
-// wrong object.
-func TestObjectReaderDamagedPack(t *testing.T) {
-	gitDir, oids := packedRepo(t, 1, 2)
-	p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
-	idx, off, found, err := p.locate(oids[0])
-	if err != nil || !found {
-		t.Fatalf("locate: %v, %v", found, err)
-	}
-	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
-	data, err := os.ReadFile(pack)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name   string
-		damage func([]byte)
-	}{
-		{"content", func(b []byte) { b[off+4] ^= 0x01 }},
-		{"size", func(b []byte) { b[off]++ }},
-		{"type", func(b []byte) { b[off] = b[off]&0x8f | 5<<4 }},
-		{"offset delta pointing before the pack", func(b []byte) { b[off] = b[off]&0x8f | byte(gitobj.OFSDeltaObject)<<4; b[off+1] = 0x7f }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := bytes.Clone(data)
-			tt.damage(b)
-			if err := os.Chmod(pack, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(pack, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			r := objectReader(t, gitDir)
-			typ, got, err := r.Read(oids[0])
-			if err == nil {
-				t.Fatalf("damaged pack read as %s %q", typ, got)
-			}
-			if errors.Is(err, gitobj.ErrObjectNotFound) {
-				t.Fatalf("damaged pack: %v; want an error other than not found", err)
-			}
-		})
-	}
-}
-
 // zlibBytes compresses b as a loose object file is.
 func zlibBytes(t testing.TB, b []byte) []byte {
 	t.Helper()

@@ -217,12 +217,13 @@ func TestPackedReadAfterRepack(t *testing.T) {
 	}
 }
 
-// TestPackedReadDamaged checks that a damaged entry is an error of the
-// pack reader (which sends the read to git cat-file), never a wrong object.
+// TestPackedReadDamaged checks that a damaged entry is an error of both
+// pack readers, the store's (which then sends the read to git cat-file)
+// and the bulk ObjectReader, never a wrong object and never "not found".
 func TestPackedReadDamaged(t *testing.T) {
 	gitDir, oids := packedRepo(t, 1, 2)
-	p := &packIndexes{dir: filepath.Join(gitDir, "objects", "pack")}
-	idx, off, found, err := p.locate(oids[0])
+	packDir := filepath.Join(gitDir, "objects", "pack")
+	idx, off, found, err := (&packIndexes{dir: packDir}).locate(oids[0])
 	if err != nil || !found {
 		t.Fatalf("locate: %v, %v", found, err)
 	}
@@ -238,6 +239,7 @@ func TestPackedReadDamaged(t *testing.T) {
 		{"content", func(b []byte) { b[off+4] ^= 0x01 }},
 		{"size", func(b []byte) { b[off]++ }},
 		{"type", func(b []byte) { b[off] = b[off]&0x8f | 5<<4 }},
+		{"offset delta pointing before the pack", func(b []byte) { b[off] = b[off]&0x8f | byte(gitobj.OFSDeltaObject)<<4; b[off+1] = 0x7f }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,8 +251,17 @@ func TestPackedReadDamaged(t *testing.T) {
 			if err := os.WriteFile(pack, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if obj, err := p.object(oids[0]); err == nil {
-				t.Fatalf("damaged pack read as %s %q", obj.Type(), objectBytes(t, obj))
+			if obj, err := (&packIndexes{dir: packDir}).object(oids[0]); err == nil {
+				t.Fatalf("pack reader: damaged pack read as %s %q", obj.Type(), objectBytes(t, obj))
+			} else if errors.Is(err, gitobj.ErrObjectNotFound) {
+				t.Fatalf("pack reader: %v; want an error other than not found", err)
+			}
+			typ, got, err := objectReader(t, gitDir).Read(oids[0])
+			if err == nil {
+				t.Fatalf("ObjectReader: damaged pack read as %s %q", typ, got)
+			}
+			if errors.Is(err, gitobj.ErrObjectNotFound) {
+				t.Fatalf("ObjectReader: %v; want an error other than not found", err)
 			}
 		})
 	}
