@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
 	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/mmapfile"
 )
 
 // An alias table is the sorted, immutable part of the alias index (format
@@ -73,7 +74,7 @@ func openTable(dir, tag string) (*table, error) {
 	// A table is never written again once renamed into place, so its
 	// mapping cannot change under a reader; without one, reads go through
 	// ReadAt.
-	t.mapped = mapFile(f, t.size())
+	t.mapped = mmapfile.Map(f, t.size())
 	return t, nil
 }
 
@@ -83,7 +84,7 @@ func (t *table) size() int64 {
 
 func (t *table) close() {
 	if t != nil {
-		unmapFile(t.mapped)
+		mmapfile.Unmap(t.mapped)
 		t.mapped = nil
 		t.f.Close()
 	}

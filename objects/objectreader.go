@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/mmapfile"
 )
 
 // ObjectReader reads whole objects straight from a repository's object
@@ -207,7 +208,7 @@ func (r *ObjectReader) touched(f *packFile, off int64) {
 	for w := range r.windows {
 		if !dropped[w.pack] {
 			dropped[w.pack] = true
-			dropPages(w.pack.mapped)
+			mmapfile.DropPages(w.pack.mapped)
 		}
 	}
 	clear(r.windows)

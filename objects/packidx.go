@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/internal/mmapfile"
 )
 
 // packIndexes answers "is this object in a pack?" by reading only the part
@@ -78,10 +79,10 @@ func (p *packIndexes) open(path string) (*packFile, error) {
 	}
 	pf := &packFile{f: f}
 	if fi, err := f.Stat(); err == nil {
-		pf.mapped = mapFile(f, fi.Size())
+		pf.mapped = mmapfile.Map(f, fi.Size())
 	}
 	if pf.mapped != nil {
-		runtime.AddCleanup(pf, unmapFile, pf.mapped)
+		runtime.AddCleanup(pf, mmapfile.Unmap, pf.mapped)
 	}
 	if p.files == nil {
 		p.files = map[string]*packFile{}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/git-uwf/git-uwf/internal/mmapfile"
 )
 
 // RefFiles reads refs from the files backend of one common dir, as ReadRef
@@ -136,11 +138,11 @@ func readPackedRefs(path string) (*packedRefs, string, error) {
 	}
 	defer file.Close()
 	if fi, err := file.Stat(); err == nil && fi.Size() >= mapPackedRefsFrom {
-		if b := mapReadOnly(file, fi.Size()); b != nil {
+		if b := mmapfile.Map(file, fi.Size()); b != nil {
 			data := unsafe.String(&b[0], len(b))
 			p := newPackedRefs(data)
 			p.mapped, p.pages = true, b
-			runtime.AddCleanup(p, unmap, b)
+			runtime.AddCleanup(p, mmapfile.Unmap, b)
 			return p, data, nil
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/git-uwf/git-uwf/internal/mmapfile"
 )
 
 // Reading refs in-process.
@@ -171,7 +173,7 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 		// stay the same. The mapping's pages read so far are given back,
 		// so that the file is not resident twice.
 		rr.packed = &packedRefs{data: strings.Clone(p.data), sorted: p.sorted, err: p.err}
-		dropPages(p.pages)
+		mmapfile.DropPages(p.pages)
 	}
 	out := make([]RefEntry, 0, size)
 	for i, p := range patterns {

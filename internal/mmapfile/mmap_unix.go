@@ -1,15 +1,15 @@
 //go:build unix
 
-package objects
+package mmapfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapFile maps the first size bytes of f read-only, or returns nil when it
-// cannot (the caller then reads with ReadAt).
-func mapFile(f *os.File, size int64) []byte {
+// Map maps the first size bytes of f read-only, or returns nil when it
+// cannot (the caller then reads the file).
+func Map(f *os.File, size int64) []byte {
 	if size <= 0 || int64(int(size)) != size {
 		return nil
 	}
@@ -20,8 +20,8 @@ func mapFile(f *os.File, size int64) []byte {
 	return b
 }
 
-// unmapFile releases a mapping made by mapFile.
-func unmapFile(b []byte) {
+// Unmap releases a mapping made by Map; nil is ignored.
+func Unmap(b []byte) {
 	if b != nil {
 		_ = syscall.Munmap(b)
 	}
