@@ -2,7 +2,6 @@ package objects
 
 import (
 	"bufio"
-	"bytes"
 	"compress/zlib"
 	"context"
 	"errors"
@@ -296,33 +295,35 @@ func isBaseType(t gitobj.ObjectType) bool {
 	return false
 }
 
-// catFile reads h through `git cat-file --batch`, for what the in-process
-// readers do not handle.
+// catFile reads h through `git cat-file` (gitrepo.Batch), for what the
+// in-process readers do not handle.
 func (db *DB) catFile(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	run, err := gitrepo.NewRunner(db.gitDir, []string{"GIT_DIR=" + db.gitDir})
 	if err != nil {
 		return nil, err
 	}
-	out, err := run.Run(context.Background(), strings.NewReader(h.String()+"\n"), "cat-file", "--batch")
+	b, err := run.NewBatch(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("read object %s: %w", h, err)
 	}
-	head, data, ok := bytes.Cut(out, []byte{'\n'})
-	f := strings.Fields(string(head))
-	if ok && len(f) == 2 && f[1] == "missing" {
+	objs, err := b.Get([]string{h.String()})
+	if cerr := b.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read object %s: %w", h, err)
+	}
+	o := objs[0]
+	if o.Missing {
 		return nil, gitobj.ErrObjectNotFound
 	}
-	if !ok || len(f) != 3 {
-		return nil, fmt.Errorf("read object %s: git cat-file answered %q", h, head)
-	}
-	typ, err := gitobj.ParseObjectType(f[1])
-	size, serr := strconv.Atoi(f[2])
-	if err != nil || serr != nil || size+1 != len(data) || !isBaseType(typ) {
-		return nil, fmt.Errorf("read object %s: git cat-file answered %q", h, head)
+	typ, err := gitobj.ParseObjectType(o.Type)
+	if err != nil || !isBaseType(typ) {
+		return nil, fmt.Errorf("read object %s: git cat-file answered type %q", h, o.Type)
 	}
 	obj := &gitobj.MemoryObject{}
 	obj.SetType(typ)
-	obj.Write(data[:size])
+	obj.Write(o.Data)
 	return obj, nil
 }
 
