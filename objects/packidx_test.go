@@ -179,7 +179,7 @@ func TestIdxLookupSpread(t *testing.T) {
 			}
 			slices.SortFunc(names, func(a, b gitobj.Hash) int { return bytes.Compare(a[:], b[:]) })
 			names = slices.Compact(names)
-			p := &packIndexes{dir: writeIdx(t, names)}
+			p := &packIndexes{dir: writeIdx(t, names, nil)}
 			for i, h := range names {
 				_, off, found, err := p.locate(h)
 				if err != nil || !found || off != int64(i)*10 {
@@ -199,9 +199,25 @@ func TestIdxLookupSpread(t *testing.T) {
 }
 
 // writeIdx writes a version 2 index of names (sorted), the i'th at pack
-// offset 10*i, into a new directory, and returns the directory.
-func writeIdx(t *testing.T, names []gitobj.Hash) string {
+// offset offsets[i] (10*i when offsets is nil; offsets of 2 GiB and more
+// go to the table of 64-bit offsets), into a new directory, and returns
+// the directory.
+func writeIdx(t *testing.T, names []gitobj.Hash, offsets []int64) string {
 	t.Helper()
+	var small []uint32
+	var large []uint64
+	for i := range names {
+		o := int64(10 * i)
+		if offsets != nil {
+			o = offsets[i]
+		}
+		if o < 1<<31 {
+			small = append(small, uint32(o))
+			continue
+		}
+		small = append(small, 0x80000000|uint32(len(large)))
+		large = append(large, uint64(o))
+	}
 	var b bytes.Buffer
 	b.Write(idxMagic)
 	be := func(v any) {
@@ -221,9 +237,8 @@ func writeIdx(t *testing.T, names []gitobj.Hash) string {
 		b.Write(h[:])
 	}
 	be(make([]uint32, len(names))) // CRCs
-	for i := range names {
-		be(uint32(10 * i))
-	}
+	be(small)
+	be(large)
 	b.Write(make([]byte, 40)) // pack and index checksums
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "pack-synthetic.idx"), b.Bytes(), 0o444); err != nil {

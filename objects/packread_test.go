@@ -2,7 +2,6 @@ package objects
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -278,42 +277,7 @@ func TestIdxLargeOffsets(t *testing.T) {
 		gitobj.NewHash("ff" + strings.Repeat("44", 19)),
 	}
 	offsets := []int64{12, 5 << 32, 1<<31 - 1, 1<<40 + 7}
-	var small []uint32
-	var large []uint64
-	for _, o := range offsets {
-		if o < 1<<31 {
-			small = append(small, uint32(o))
-			continue
-		}
-		small = append(small, 0x80000000|uint32(len(large)))
-		large = append(large, uint64(o))
-	}
-	var b bytes.Buffer
-	b.Write(idxMagic)
-	be := func(v any) {
-		if err := binary.Write(&b, binary.BigEndian, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	be(uint32(2))
-	var fan [256]uint32
-	for _, h := range names {
-		for i := int(h[0]); i < 256; i++ {
-			fan[i]++
-		}
-	}
-	be(fan)
-	for _, h := range names {
-		b.Write(h[:])
-	}
-	be(make([]uint32, len(names))) // CRCs
-	be(small)
-	be(large)
-	b.Write(make([]byte, 40)) // pack and index checksums
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "pack-synthetic.idx"), b.Bytes(), 0o444); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeIdx(t, names, offsets)
 	p := &packIndexes{dir: dir}
 	for i, h := range names {
 		_, off, found, err := p.locate(h)
