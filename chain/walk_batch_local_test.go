@@ -96,13 +96,7 @@ func TestWalkLocal(t *testing.T) {
 func TestWalkLocalDamaged(t *testing.T) {
 	ctx := context.Background()
 	dir, r, info := setup(t)
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "body")
-	}
+	th := threadOfThreeSteps(t, r, info, dir, "task", "s", "body")
 	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
 	for _, name := range []string{th.ID.Ref() + "~1", th.ID.Ref() + "~2^{tree}", th.ID.Ref() + "~1:node"} {
 		t.Run(name, func(t *testing.T) {
@@ -137,20 +131,8 @@ func TestWalkLocalDamaged(t *testing.T) {
 func TestWalkLocalStartSooner(t *testing.T) {
 	ctx := context.Background()
 	dir, r, info := setup(t)
-	under, err := r.StartThread(ctx, info, "the thread below", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		chaintest.Step(t, r, under.ID, "developer", map[string]any{"$status": "review_needed", "summary": "below"}, "b")
-	}
-	th, err := r.StartThread(ctx, info, "the thread on top", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "top"}, "body")
-	}
+	under := threadOfThreeSteps(t, r, info, dir, "the thread below", "below", "b")
+	th := threadOfThreeSteps(t, r, info, dir, "the thread on top", "top", "body")
 	// Copy the thread on top onto the head of the thread below, its start
 	// commit's tree naming the start node of the thread below.
 	parent := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", under.ID.Ref()))
@@ -209,13 +191,7 @@ func TestWalkLocalStartSooner(t *testing.T) {
 func TestWalkLocalOutputElsewhere(t *testing.T) {
 	ctx := context.Background()
 	dir, r, info := setup(t)
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "body")
-	}
+	th := threadOfThreeSteps(t, r, info, dir, "task", "s", "body")
 	// The head again, its nodes/ without the step's output node.
 	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
 	e, err := r.Entry(ctx, gitobj.NewHash(head))
@@ -264,4 +240,18 @@ func TestWalkLocalOutputElsewhere(t *testing.T) {
 	if gotFile := sortedLines(t, entryCacheFile(t, dir)); !slices.Equal(gotFile, wantFile) {
 		t.Errorf("cache file differs from the one the walk one by one wrote:\n got %q\nwant %q", gotFile, wantFile)
 	}
+}
+
+// threadOfThreeSteps starts a thread in r with task and takes three
+// developer steps with the same summary and body.
+func threadOfThreeSteps(t *testing.T, r *chain.Repo, info *chain.WorkflowInfo, dir, task, summary, body string) *chain.Thread {
+	t.Helper()
+	th, err := r.StartThread(context.Background(), info, task, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": summary}, body)
+	}
+	return th
 }
