@@ -153,7 +153,11 @@ func TestChatCompleteProgram(t *testing.T) {
 		if err == nil {
 			t.Fatalf("program %q: no error", program)
 		}
-		for _, w := range []string{"git-uwf-llm", "not installed", "make install", program} {
+		want := "not installed at " + program
+		if program == "" {
+			want = "no path to it was given"
+		}
+		for _, w := range []string{"git-uwf-llm", want, "make install"} {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("program %q: error %q does not say %q", program, err, w)
 			}

@@ -20,9 +20,11 @@ import (
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
-// maxRequest caps the request read from stdin: the messages of a chat
-// completion, which hold an agent's prompt or answer.
-const maxRequest = 64 << 20
+// maxRequest caps the request read from stdin. Its messages hold an
+// agent's prompt or answer (an answer may be agentkit.DefaultMaxOutput,
+// 64 MiB, and grows when escaped as JSON), so the cap is only against a
+// runaway writer.
+const maxRequest = 1 << 30
 
 // Serve carries out the llmwire.Request read from stdin, with the API key
 // from getenv(llmwire.EnvAPIKey), and writes the llmwire.Reply to stdout.

@@ -94,18 +94,19 @@ type Reply struct {
 // NotInstalledError is Run's error when the program is not where it was
 // looked for.
 type NotInstalledError struct {
-	// Path is where the program was looked for ("" when the running
-	// executable, beside which it is installed, is unknown).
+	// Path is where the program was looked for; "" when no path was
+	// given (git-uwf could not find its own executable, or an agent ran
+	// without UWF_LLM_PROGRAM).
 	Path string
 }
 
 func (e *NotInstalledError) Error() string {
-	where := "next to git-uwf (the running executable could not be found)"
-	if e.Path != "" {
-		where = "at " + e.Path
+	const install = "install it next to git-uwf: `make install` in a git-uwf checkout, or `go install ./cmd/git-uwf-llm` there"
+	if e.Path == "" {
+		return fmt.Sprintf("HTTP requests to model servers are sent by the program %s, and no path to it was given "+
+			"(git-uwf gives the one next to it, as UWF_LLM_PROGRAM for the agents it runs); %s", Program, install)
 	}
-	return fmt.Sprintf("HTTP requests to model servers are sent by the program %s, which is not installed %s; "+
-		"install it next to git-uwf: `make install` in a git-uwf checkout, or `go install ./cmd/git-uwf-llm` there", Program, where)
+	return fmt.Sprintf("HTTP requests to model servers are sent by the program %s, which is not installed at %s; %s", Program, e.Path, install)
 }
 
 // Run starts program with req and returns its reply. apiKey, when not

@@ -92,7 +92,11 @@ func TestRunNotInstalled(t *testing.T) {
 			t.Errorf("%q: error %v, want a NotInstalledError for it", path, err)
 			continue
 		}
-		for _, w := range []string{llmwire.Program, "not installed", "make install", "go install ./cmd/git-uwf-llm", path} {
+		want := "not installed at " + path
+		if path == "" {
+			want = "no path to it was given"
+		}
+		for _, w := range []string{llmwire.Program, want, "make install", "go install ./cmd/git-uwf-llm"} {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%q: error %q does not say %q", path, err, w)
 			}
