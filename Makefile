@@ -1,14 +1,15 @@
 # git-uwf — build, test and install. Requires GNU make, Go and git.
 #
-#   make build     bin/git-uwf, bin/git-uwf-serve (the web viewer) and
-#                  bin/git-uwf-agent-supervisor (version from `git describe`)
+#   make build     bin/git-uwf, bin/git-uwf-serve (the web viewer),
+#                  bin/git-uwf-agent-supervisor and bin/git-uwf-llm (the
+#                  model servers' HTTP client) (version from `git describe`)
 #   make test      the test suite (the command the README names)
 #   make test-agents  end-to-end tests with the real agent CLIs (npm, >1 GB cache)
 #   make lint      gofmt, go vet, staticcheck (when installed)
 #   make bench     Go benchmarks and the scale table (docs/performance.md)
 #   make fuzz      every Fuzz target for $(FUZZTIME) each
 #   make man       git-uwf.1
-#   make install   the three programs and the man page under $(PREFIX)
+#   make install   the four programs and the man page under $(PREFIX)
 #   make demo      build, then run `git-uwf demo`
 #   make clean
 
@@ -21,6 +22,7 @@ FUZZTIME ?= 10s
 BIN       := bin/git-uwf
 SERVE_BIN := bin/git-uwf-serve
 SUPERVISOR_BIN := bin/git-uwf-agent-supervisor
+LLM_BIN := bin/git-uwf-llm
 MANPAGE := git-uwf.1
 ifeq ($(origin VERSION),undefined)
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null)
@@ -39,16 +41,19 @@ CGO     := 0
 
 all: build
 
-# git uwf serve runs git-uwf-serve, and a step that spawns an agent runs
-# git-uwf-agent-supervisor, from the directory git-uwf is in, so the three
-# are built and installed side by side. The viewer is a program of its own
-# so that every other command starts without initialising it, and the
-# supervisor so that it starts without git-uwf's runtime and packages (see
-# docs/architecture.md, "Why a second binary").
+# git uwf serve runs git-uwf-serve, a step that spawns an agent runs
+# git-uwf-agent-supervisor, and the llm agent, LLM extraction and agent
+# doctor run git-uwf-llm, from the directory git-uwf is in, so the four are
+# built and installed side by side. The viewer is a program of its own so
+# that every other command starts without initialising it, the supervisor
+# so that it starts without git-uwf's runtime and packages, and git-uwf-llm
+# so that git-uwf links no HTTP client or TLS (see docs/architecture.md,
+# "Why a second binary").
 build:
 	CGO_ENABLED=$(CGO) $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/git-uwf
 	CGO_ENABLED=$(CGO) $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)' -o $(SERVE_BIN) ./cmd/git-uwf-serve
 	CGO_ENABLED=$(CGO) $(GO) build -trimpath -o $(SUPERVISOR_BIN) ./cmd/git-uwf-agent-supervisor
+	CGO_ENABLED=$(CGO) $(GO) build -trimpath -o $(LLM_BIN) ./cmd/git-uwf-llm
 
 # Written by a generator of its own from the same command table the binary
 # runs, so git-uwf does not carry it.
@@ -62,6 +67,7 @@ install: build man
 	install -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/git-uwf'
 	install -m 0755 $(SERVE_BIN) '$(DESTDIR)$(BINDIR)/git-uwf-serve'
 	install -m 0755 $(SUPERVISOR_BIN) '$(DESTDIR)$(BINDIR)/git-uwf-agent-supervisor'
+	install -m 0755 $(LLM_BIN) '$(DESTDIR)$(BINDIR)/git-uwf-llm'
 	install -m 0644 $(MANPAGE) '$(DESTDIR)$(MANDIR)/git-uwf.1'
 
 test:

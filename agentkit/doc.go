@@ -33,5 +33,6 @@
 // ExtractOutput, OutputFormatInstruction, AssemblePrompt, Run (process
 // spawning with timeouts and process-group kill), RunFunc (the same limits
 // for an agent that runs inside the caller's process), ChatComplete and
-// LLMExtract (OpenAI-compatible endpoints) and Redactor.
+// LLMExtract (OpenAI-compatible endpoints, reached through the program
+// git-uwf-llm: agentkit links no HTTP client) and Redactor.
 package agentkit

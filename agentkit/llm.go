@@ -1,22 +1,23 @@
 package agentkit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/git-uwf/git-uwf/internal/text"
-	"io"
 	"math"
-	"net/http"
 	neturl "net/url"
 	"strings"
 	"time"
+
+	"github.com/git-uwf/git-uwf/internal/llmwire"
+	"github.com/git-uwf/git-uwf/internal/text"
 )
 
-// maxLLMResponse caps the size of a chat completion response body.
-const maxLLMResponse = 8 << 20
+// EnvLLMProgram names the program that sends chat completion requests
+// (git-uwf-llm, see [LLMEndpoint].Program); the engine sets it for every
+// agent, and [OptionsFromEnv] reads it.
+const EnvLLMProgram = "UWF_LLM_PROGRAM"
 
 // LLMEndpoint is an OpenAI-compatible chat completion endpoint.
 type LLMEndpoint struct {
@@ -29,32 +30,12 @@ type LLMEndpoint struct {
 	Model  string
 	// Timeout bounds one request; 0 means only the context bounds it.
 	Timeout time.Duration
-}
-
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type chatRequest struct {
-	Model          string          `json:"model"`
-	Messages       []chatMessage   `json:"messages"`
-	ResponseFormat *responseFormat `json:"response_format,omitempty"`
-}
-
-type responseFormat struct {
-	Type string `json:"type"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content *string `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	// Program is the path of git-uwf-llm, the program that sends the
+	// request: agentkit links no HTTP client, so that git-uwf, which
+	// imports it, starts without one. The program gets the request on
+	// its stdin and the API key in its environment, and is killed when
+	// the context ends. "" is an error that says how to install it.
+	Program string
 }
 
 // ChatComplete sends one non-streaming chat completion request with an
@@ -62,74 +43,41 @@ type chatResponse struct {
 // first choice. Errors name the HTTP status and quote the start of the
 // response body; the API key never appears in them.
 func ChatComplete(ctx context.Context, ep LLMEndpoint, system, user string) (string, error) {
-	return chatComplete(ctx, ep, system, user, nil)
+	return chatComplete(ctx, ep, system, user, "")
 }
 
-func chatComplete(ctx context.Context, ep LLMEndpoint, system, user string, format *responseFormat) (string, error) {
+func chatComplete(ctx context.Context, ep LLMEndpoint, system, user, format string) (string, error) {
 	if ep.BaseURL == "" {
 		return "", errors.New("chat completion: no base URL configured")
 	}
 	if ep.Model == "" {
 		return "", errors.New("chat completion: no model configured")
 	}
-	if ep.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, ep.Timeout)
-		defer cancel()
-	}
-	req := chatRequest{Model: ep.Model, ResponseFormat: format}
-	if system != "" {
-		req.Messages = append(req.Messages, chatMessage{Role: "system", Content: system})
-	}
-	req.Messages = append(req.Messages, chatMessage{Role: "user", Content: user})
-	payload, err := json.Marshal(req)
+	req := llmwire.Request{Op: llmwire.OpChat, BaseURL: ep.BaseURL, Model: ep.Model, System: system, User: user,
+		ResponseFormat: format, Timeout: ep.Timeout}
+	reply, err := llmwire.Run(ctx, ep.Program, req, ep.APIKey)
 	if err != nil {
-		return "", fmt.Errorf("chat completion: encode request: %w", err)
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			return "", fmt.Errorf("chat completion %s: %w", redacted(ep.BaseURL), err)
+		}
+		if _, ok := errors.AsType[*llmwire.NotInstalledError](err); ok {
+			return "", fmt.Errorf("chat completion: %w", err)
+		}
+		return "", err
 	}
-	endpoint := strings.TrimRight(ep.BaseURL, "/") + "/chat/completions"
-	url := endpoint // for messages, without any password in the URL
-	if u, err := neturl.Parse(endpoint); err == nil {
-		url = u.Redacted()
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
-	if err != nil {
-		return "", fmt.Errorf("chat completion: build request: %w", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	if ep.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+ep.APIKey)
-	}
-	client := &http.Client{}
-	resp, err := client.Do(hreq)
-	if err != nil {
-		return "", fmt.Errorf("chat completion %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxLLMResponse+1))
-	if err != nil {
-		return "", fmt.Errorf("chat completion %s: read response: %w", url, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", fmt.Errorf("chat completion %s: HTTP %s: %s", url, resp.Status, excerpt(body))
-	}
-	if len(body) > maxLLMResponse {
-		return "", fmt.Errorf("chat completion %s: response larger than %d bytes", url, maxLLMResponse)
-	}
-	var cr chatResponse
-	if err := json.Unmarshal(body, &cr); err != nil {
-		return "", fmt.Errorf("chat completion %s: HTTP %d with an unreadable body (%v): %s", url, resp.StatusCode, err, excerpt(body))
-	}
-	if cr.Error != nil && cr.Error.Message != "" {
-		return "", fmt.Errorf("chat completion %s: HTTP %d: error from server: %s", url, resp.StatusCode, text.ClipBytes(cr.Error.Message, 300))
-	}
-	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil {
-		return "", fmt.Errorf("chat completion %s: HTTP %d: no message content in response: %s", url, resp.StatusCode, excerpt(body))
-	}
-	return *cr.Choices[0].Message.Content, nil
+	return reply.Content, nil
 }
 
-// excerpt returns the start of an HTTP body as one short line.
+// redacted is the chat completion URL of base without any password in it.
+func redacted(base string) string {
+	endpoint := strings.TrimRight(base, "/") + "/chat/completions"
+	if u, err := neturl.Parse(endpoint); err == nil {
+		return u.Redacted()
+	}
+	return endpoint
+}
+
+// excerpt returns the start of a model's reply as one short line.
 func excerpt(body []byte) string {
 	s := text.OneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
 	if s == "" {
@@ -154,7 +102,7 @@ func LLMExtract(ctx context.Context, ep LLMEndpoint, schema map[string]any, agen
 		"Reply with exactly one JSON object and nothing else: no prose, no markdown. " +
 		"Take the values from the answer; do not invent any. " +
 		"The object must satisfy this JSON Schema:\n" + string(schemaJSON)
-	reply, err := chatComplete(ctx, ep, system, agentText, &responseFormat{Type: "json_object"})
+	reply, err := chatComplete(ctx, ep, system, agentText, "json_object")
 	if err != nil {
 		return nil, fmt.Errorf("llm extract: %w", err)
 	}

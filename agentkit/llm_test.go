@@ -1,11 +1,13 @@
 package agentkit
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -42,7 +44,7 @@ func newFakeLLM(t *testing.T, status int, body string, delay time.Duration) (*fa
 	f := &fakeLLM{status: status, body: body, delay: delay, got: make(chan *http.Request, 1), gotRaw: make(chan []byte, 1)}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	return f, LLMEndpoint{BaseURL: srv.URL + "/v1/", APIKey: "sk-test-KEY123", Model: "test-model", Timeout: 5 * time.Second}
+	return f, LLMEndpoint{BaseURL: srv.URL + "/v1/", APIKey: "sk-test-KEY123", Model: "test-model", Timeout: 5 * time.Second, Program: LLMProgram}
 }
 
 func completion(content string) string {
@@ -128,7 +130,7 @@ func TestChatCompleteConfig(t *testing.T) {
 	}{
 		{"no base URL", LLMEndpoint{Model: "m"}},
 		{"no model", LLMEndpoint{BaseURL: "http://127.0.0.1:1"}},
-		{"unreachable", LLMEndpoint{BaseURL: "http://127.0.0.1:1", Model: "m", Timeout: time.Second}},
+		{"unreachable", LLMEndpoint{BaseURL: "http://127.0.0.1:1", Model: "m", Timeout: time.Second, Program: LLMProgram}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +138,41 @@ func TestChatCompleteConfig(t *testing.T) {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+// TestChatCompleteProgram: a request whose program (git-uwf-llm) is not
+// given or not installed fails with an error that names the program and
+// how to install it, and one cancelled while the program waits for the
+// model ends with the cancellation.
+func TestChatCompleteProgram(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "git-uwf-llm")
+	for _, program := range []string{"", missing} {
+		ep := LLMEndpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Program: program}
+		_, err := ChatComplete(t.Context(), ep, "", "hi")
+		if err == nil {
+			t.Fatalf("program %q: no error", program)
+		}
+		want := "not installed at " + program
+		if program == "" {
+			want = "no path to it was given"
+		}
+		for _, w := range []string{"git-uwf-llm", want, "make install"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("program %q: error %q does not say %q", program, err, w)
+			}
+		}
+	}
+
+	f, ep := newFakeLLM(t, 200, completion("late"), time.Minute)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-f.got // the program has sent the request
+		cancel()
+	}()
+	_, err := ChatComplete(ctx, ep, "", "hi")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: error %v, want context.Canceled", err)
 	}
 }
 

@@ -40,7 +40,8 @@ func OptionsFromEnv(getenv func(string) string) (Options, error) {
 		}
 	}
 	if base := getenv(EnvLLMBaseURL); base != "" {
-		opts.LLM = &LLMEndpoint{BaseURL: base, Model: getenv(EnvLLMModel), APIKey: getenv(EnvLLMKey), Timeout: 2 * time.Minute}
+		opts.LLM = &LLMEndpoint{BaseURL: base, Model: getenv(EnvLLMModel), APIKey: getenv(EnvLLMKey), Timeout: 2 * time.Minute,
+			Program: getenv(EnvLLMProgram)}
 	}
 	opts.NoRedact = getenv(EnvNoRedact) == "1"
 	if more := getenv(EnvRedactMore); more != "" && !opts.NoRedact {

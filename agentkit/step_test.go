@@ -262,7 +262,7 @@ graph:
 			if err != nil {
 				t.Fatal(err)
 			}
-			llm := &agentkit.LLMEndpoint{BaseURL: srv.URL + "/v1/", Model: "m", Timeout: 10 * time.Second}
+			llm := &agentkit.LLMEndpoint{BaseURL: srv.URL + "/v1/", Model: "m", Timeout: 10 * time.Second, Program: agentkit.LLMProgram}
 			agent := &scriptAgent{replies: []string{"No frontmatter at all.\n"}}
 			out, err := agentkit.Execute(ctx, s, agent, agentkit.Options{Retries: -1, LLM: llm})
 			if len(srv.ModelRequests()) != 1 {

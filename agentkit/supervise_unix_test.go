@@ -11,12 +11,6 @@ import (
 	"time"
 )
 
-// The test binary doubles as the supervisor (Invocation.Supervisor).
-func TestMain(m *testing.M) {
-	SuperviseIfAsked()
-	os.Exit(m.Run())
-}
-
 // TestSupervisedRunBehavesLikeDirect: under the supervisor a command gets
 // the same stdin, stdout, stderr, directory, environment, exit status and
 // signal as when it is spawned directly, and it does not inherit the

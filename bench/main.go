@@ -165,19 +165,20 @@ func run(ctx context.Context, c config) error {
 			return fmt.Errorf("-only: no figure %q", name)
 		}
 	}
-	logf("building git-uwf, git-uwf-serve and git-uwf-agent-supervisor")
+	logf("building git-uwf, git-uwf-serve, git-uwf-agent-supervisor and git-uwf-llm")
 	// The tags and cgo setting `make build` uses (Makefile GOTAGS, CGO):
 	// without the tags urfave/cli links its man-page export into the
 	// binary; with cgo it is dynamically linked. Start-up pays for both.
-	// The three side by side, as make install puts them: git uwf serve
-	// runs git-uwf-serve from there, and a spawned agent's supervisor is
-	// git-uwf-agent-supervisor from there.
+	// The four side by side, as make install puts them: git uwf serve
+	// runs git-uwf-serve from there, a spawned agent's supervisor is
+	// git-uwf-agent-supervisor from there, and the llm agent's requests go
+	// through git-uwf-llm from there.
 	build := exec.Command("go", "build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", root+string(filepath.Separator),
-		"./cmd/git-uwf", "./cmd/git-uwf-serve", "./cmd/git-uwf-agent-supervisor")
+		"./cmd/git-uwf", "./cmd/git-uwf-serve", "./cmd/git-uwf-agent-supervisor", "./cmd/git-uwf-llm")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("build git-uwf, git-uwf-serve and git-uwf-agent-supervisor: %w", err)
+		return fmt.Errorf("build git-uwf, git-uwf-serve, git-uwf-agent-supervisor and git-uwf-llm: %w", err)
 	}
 	wrap := exec.Command("go", "build", "-o", b.rsswrap, "./bench/rsswrap")
 	wrap.Stdout, wrap.Stderr = os.Stderr, os.Stderr

@@ -14,6 +14,7 @@ import (
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/internal/llmwire/llmwiretest"
 )
 
 // thread makes a repository with the plan-work workflow and one thread.
@@ -471,7 +472,11 @@ func TestLLM(t *testing.T) {
 	r, id, dir := thread(t)
 	s := session(t, r, id, "planner", dir)
 	srv := fakeLLM(t, []string{"no frontmatter at all", "---\n$status: planned\nplan: from the model\n---\nok"})
-	l := &builtins.LLM{Endpoint: agentkit.LLMEndpoint{BaseURL: srv.URL + "/v1", Model: "tiny", APIKey: "k-123"}}
+	program, err := llmwiretest.Build(t.TempDir()) // the program git-uwf sends the requests through
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &builtins.LLM{Endpoint: agentkit.LLMEndpoint{BaseURL: srv.URL + "/v1", Model: "tiny", APIKey: "k-123", Program: program}}
 	out, err := agentkit.Execute(t.Context(), s, l, agentkit.Options{})
 	if err != nil {
 		t.Fatal(err)

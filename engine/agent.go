@@ -178,6 +178,7 @@ func (b *builtinAgent) agent(ctx context.Context, env builtins.Env) (agentkit.Ag
 		if err != nil {
 			return nil, err
 		}
+		ep.Program = env.Getenv(agentkit.EnvLLMProgram)
 		return &builtins.LLM{Endpoint: ep}, nil
 	}
 	return nil, fmt.Errorf("no built-in agent %q", b.cmd.Name)

@@ -12,7 +12,8 @@ import (
 )
 
 // gitUwfBin is the git-uwf binary built once for the end-to-end scripts,
-// with git-uwf-agent-supervisor beside it as make install puts them.
+// with git-uwf-agent-supervisor and git-uwf-llm beside it as make install
+// puts them.
 var gitUwfBin string
 
 func TestMain(m *testing.M) {
@@ -27,10 +28,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	gitUwfBin = filepath.Join(dir, "git-uwf")
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../git-uwf-agent-supervisor")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../git-uwf-agent-supervisor", "../git-uwf-llm")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build git-uwf and git-uwf-agent-supervisor:", err)
+		fmt.Fprintln(os.Stderr, "build git-uwf, git-uwf-agent-supervisor and git-uwf-llm:", err)
 		return 1
 	}
 	return m.Run()

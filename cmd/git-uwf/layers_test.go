@@ -34,6 +34,7 @@ var layers = []struct {
 	{"test", 4},                         //
 	{"cmd/git-uwf-serve", 5},            // the web viewer's program: the serve command alone
 	{"cmd/git-uwf-agent-supervisor", 5}, // the agent supervisor's program: agentkit/supervisor alone
+	{"cmd/git-uwf-llm", 5},              // the model servers' HTTP client: internal/llmhttp alone
 	{"cmd", 5},                          // commands
 }
 

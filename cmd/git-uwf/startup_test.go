@@ -30,6 +30,10 @@ var notLinked = map[string]string{
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/serve": "the viewer's command is git-uwf-serve's; git-uwf's serve is package serveexec",
 	"github.com/santhosh-tekuri/jsonschema/":       "compiles every draft's meta-schema at init (1.70 MB, ~10 ms); internal/jsonschema is the validator, v6 only its tests' oracle",
 	"golang.org/x/text/message":                    "v6's message printer; internal/jsonschema formats its messages itself",
+	"net/http":                                     "the HTTP client is git-uwf-llm's (cmd/git-uwf-llm, package internal/llmhttp); git-uwf sends model requests through it (package internal/llmwire)",
+	"crypto/tls":                                   "TLS comes with net/http: see net/http",
+	"crypto/x509":                                  "certificates come with net/http: see net/http",
+	"github.com/git-uwf/git-uwf/internal/llmhttp":  "it links net/http: git-uwf runs git-uwf-llm, which carries it",
 }
 
 // objectLibraries are packages neither git-uwf nor git-uwf-serve may link:
@@ -184,6 +188,41 @@ func makefileTags(t *testing.T) string {
 		t.Fatal("Makefile: the build rule does not build with CGO_ENABLED=0 (CGO := 0)")
 	}
 	return tags
+}
+
+// TestLLMProgramLinks: git-uwf-llm, which sends git-uwf's requests to
+// model servers, links the standard library and its own HTTP packages only
+// (internal/llmhttp, internal/llmwire, internal/text): none of git-uwf's
+// commands, repository or agent code, whose initialisation it would pay
+// at every request.
+func TestLLMProgramLinks(t *testing.T) {
+	const module = "github.com/git-uwf/git-uwf/"
+	allowed := map[string]bool{
+		module + "cmd/git-uwf-llm":  true,
+		module + "internal/llmhttp": true,
+		module + "internal/llmwire": true,
+		module + "internal/text":    true,
+	}
+	out, err := exec.Command("go", "list", "-tags", makefileTags(t), "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "../git-uwf-llm").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, standard, _ := strings.Cut(l, " ")
+		seen[pkg] = true
+		if standard != "true" && !allowed[pkg] {
+			t.Errorf("git-uwf-llm links %s: it may link the standard library and its HTTP packages only", pkg)
+		}
+	}
+	for pkg := range allowed {
+		if !seen[pkg] {
+			t.Errorf("go list -deps of git-uwf-llm does not list %s:\n%s", pkg, out)
+		}
+	}
+	if !seen["net/http"] {
+		t.Errorf("go list -deps of git-uwf-llm does not list net/http:\n%s", out)
+	}
 }
 
 // TestSupervisorProgramLinks: git-uwf-agent-supervisor, which starts beside

@@ -177,11 +177,11 @@ func (s *suite) prepare(t *testing.T) {
 	}
 	s.bin = t.TempDir()
 	// git-uwf-agent-supervisor beside git-uwf, as make install puts it,
-	// supervises the agent CLIs.
-	build := exec.Command("go", "build", "-o", s.bin+string(filepath.Separator), "./cmd/git-uwf", "./cmd/git-uwf-agent-supervisor")
+	// supervises the agent CLIs (git-uwf-llm is built there too).
+	build := exec.Command("go", "build", "-o", s.bin+string(filepath.Separator), "./cmd/git-uwf", "./cmd/git-uwf-agent-supervisor", "./cmd/git-uwf-llm")
 	build.Dir = root
 	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build git-uwf and git-uwf-agent-supervisor: %v\n%s", err, b)
+		t.Fatalf("build git-uwf, git-uwf-agent-supervisor and git-uwf-llm: %v\n%s", err, b)
 	}
 }
 

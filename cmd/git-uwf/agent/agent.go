@@ -53,7 +53,21 @@ type ProtocolOptions struct {
 // protocolOptions returns the ProtocolOptions of f with the protocol
 // arguments args.
 func protocolOptions(f *cmdutil.Factory, args []string) ProtocolOptions {
-	return ProtocolOptions{IO: f.IO, Getwd: f.Getwd, Getenv: f.Getenv, Environ: f.Environ, Repo: f.Repo, Args: args}
+	return ProtocolOptions{IO: f.IO, Getwd: f.Getwd, Getenv: llmProgramEnv(f), Environ: f.Environ, Repo: f.Repo, Args: args}
+}
+
+// llmProgramEnv is f.Getenv, except that agentkit.EnvLLMProgram, which the
+// engine sets for the agents it runs, is git-uwf-llm beside this
+// executable when it is not set: LLM extraction and the llm agent send
+// their requests through that program.
+func llmProgramEnv(f *cmdutil.Factory) func(string) string {
+	return func(k string) string {
+		v := f.Getenv(k)
+		if k == agentkit.EnvLLMProgram && v == "" {
+			v = cmdutil.LLMProgram(f.Executable)
+		}
+		return v
+	}
 }
 
 // builtinEnv is where a built-in agent run by this command runs.

@@ -23,6 +23,8 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/root"
 	"github.com/git-uwf/git-uwf/config"
 	"github.com/git-uwf/git-uwf/engine"
+	"github.com/git-uwf/git-uwf/internal/fakemodel"
+	"github.com/git-uwf/git-uwf/internal/llmwire/llmwiretest"
 )
 
 // binary is git-uwf built once for the tests that spawn it.
@@ -43,6 +45,12 @@ func runTests(m *testing.M) int {
 	out, err := exec.Command("go", "build", "-o", binary, "github.com/git-uwf/git-uwf/cmd/git-uwf").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build git-uwf: %v\n%s", err, out)
+		return 1
+	}
+	// git-uwf-llm beside it sends the llm agent's and the doctor's HTTP
+	// requests, as make install puts it.
+	if _, err := llmwiretest.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
@@ -93,6 +101,12 @@ type result struct {
 // run runs git-uwf in-process in dir.
 func run(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
+	return runAs(t, binary, dir, env, stdin, args...)
+}
+
+// runAs is run with exe as the running git-uwf executable.
+func runAs(t *testing.T, exe, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
 	ios, in, out, errOut := iostreams.Test()
 	in.WriteString(stdin)
 	f := &cmdutil.Factory{
@@ -101,7 +115,7 @@ func run(t *testing.T, dir string, env []string, stdin string, args ...string) r
 		Getenv:     func(k string) string { return lookup(env, k) },
 		Environ:    func() []string { return env },
 		Now:        time.Now,
-		Executable: func() (string, error) { return binary, nil },
+		Executable: func() (string, error) { return exe, nil },
 	}
 	f.Repo = cmdutil.OpenRepoOnce(f)
 	code := root.Run(t.Context(), f, append([]string{"git-uwf"}, args...))
@@ -356,5 +370,74 @@ func TestBinaryPipe(t *testing.T) {
 	out, err := agentkit.ParseAdapterOutput(stdout.Bytes())
 	if err != nil || out.StepHash == "" {
 		t.Fatalf("%+v %v", out, err)
+	}
+}
+
+// lone returns a git-uwf installed without git-uwf-llm beside it: a
+// symbolic link to binary in a directory of its own does not do, as the
+// link is resolved, so it is a copy.
+func lone(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(t.TempDir(), "git-uwf")
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// TestLLMAgentThroughProgram: the llm agent, run by `thread step` inside
+// git-uwf and as `agent llm`, sends its request through git-uwf-llm
+// beside git-uwf; without that program both fail saying how to install
+// it, and so does the doctor's probe.
+func TestLLMAgentThroughProgram(t *testing.T) {
+	srv, err := fakemodel.New(func(r fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Text: "---\n$status: planned\nplan: from the model\n---\nThe plan."}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	llm := "git uwf agent llm --base-url " + srv.URL + "/v1 --model tiny"
+
+	dir, _, id := repoWithThread(t)
+	env := testEnv(t)
+	res := run(t, dir, env, "", "thread", "step", "--agent", llm, string(id))
+	if res.code != 0 {
+		t.Fatalf("thread step: exit %d\n%s", res.code, res.errOut)
+	}
+	if n := len(srv.ModelRequests()); n != 1 {
+		t.Errorf("thread step asked the model %d times, want once", n)
+	}
+	dir, _, id = repoWithThread(t)
+	res = run(t, dir, testEnv(t, "UWF_EDGE_PROMPT=Plan."), "", "agent", "llm", "--base-url", srv.URL+"/v1", "--model", "tiny", string(id), "planner")
+	if out, err := agentkit.ParseAdapterOutput([]byte(res.out)); res.code != 0 || err != nil || out.StepHash == "" {
+		t.Fatalf("agent llm: exit %d, %+v, %v\n%s", res.code, out, err, res.errOut)
+	}
+	if n := len(srv.ModelRequests()); n != 2 {
+		t.Errorf("the model was asked %d times in all, want twice", n)
+	}
+
+	alone := lone(t)
+	missing := filepath.Join(filepath.Dir(alone), "git-uwf-llm")
+	for _, args := range [][]string{
+		{"thread", "step", "--agent", llm, string(id)},
+		{"agent", "llm", "--base-url", srv.URL + "/v1", "--model", "tiny", string(id), "planner"},
+	} {
+		res := runAs(t, alone, dir, testEnv(t, "UWF_EDGE_PROMPT=Plan."), "", args...)
+		if res.code == 0 || !strings.Contains(res.errOut, "git-uwf-llm, which is not installed at "+missing) || !strings.Contains(res.errOut, "make install") {
+			t.Errorf("%s without git-uwf-llm: exit %d\n%s", args[:2], res.code, res.errOut)
+		}
+	}
+	if n := len(srv.ModelRequests()); n != 2 {
+		t.Errorf("the model was asked %d times in all, want twice", n)
+	}
+	writeFile(t, filepath.Join(dir, "claude"), "#!/bin/sh\necho 2.0\n")
+	res = runAs(t, alone, dir, testEnv(t, "PATH="+dir, "ANTHROPIC_BASE_URL="+srv.URL), "", "agent", "doctor", "claude")
+	if res.code != 0 || !strings.Contains(res.out, srv.URL+" (not checked: ") || !strings.Contains(res.out, missing) {
+		t.Errorf("doctor without git-uwf-llm: exit %d\n%s%s", res.code, res.out, res.errOut)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +22,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 	"github.com/git-uwf/git-uwf/config"
 	"github.com/git-uwf/git-uwf/engine"
+	"github.com/git-uwf/git-uwf/internal/llmwire"
 )
 
 // Check is one line of `agent doctor --format json`.
@@ -43,7 +42,9 @@ type Check struct {
 	Endpoint     string `json:"endpoint,omitempty"`
 	EndpointFrom string `json:"endpointFrom,omitempty"`
 	// Reachable tells whether the endpoint answered HTTP at all (any
-	// status counts); nil when not checked. Unreachable says why not.
+	// status counts); nil when not checked. Unreachable says why not, or
+	// why it was not checked (git-uwf-llm, which sends the probe, is not
+	// installed, or failed).
 	Reachable   *bool  `json:"reachable,omitempty"`
 	Unreachable string `json:"unreachable,omitempty"`
 }
@@ -109,6 +110,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		}
 	}
 	self, _ := opts.Executable()
+	llmProgram := cmdutil.LLMProgram(opts.Executable)
 	checks := make([]Check, len(aliases))
 	var wg sync.WaitGroup
 	for i, alias := range aliases {
@@ -119,7 +121,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 			checks[i] = check(ctx, a, self, wd, opts.Environ(), opts.Getenv("PATH"))
 			if checks[i].Found {
 				env := append(append(opts.Environ(), cfg.AgentEnv()...), a.Env...)
-				probeEndpoint(ctx, &checks[i], a.Argv, env, !opts.Offline)
+				probeEndpoint(ctx, &checks[i], a.Argv, env, !opts.Offline, llmProgram)
 			}
 		}()
 	}
@@ -138,6 +140,8 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 			endpoint := ch.Endpoint
 			switch {
 			case endpoint == "":
+			case ch.Reachable == nil && ch.Unreachable != "":
+				endpoint += " (" + ch.Unreachable + ")"
 			case ch.Reachable == nil:
 				endpoint += " (not checked)"
 			case *ch.Reachable:
@@ -197,8 +201,8 @@ func check(ctx context.Context, a *config.Agent, self, wd string, env []string, 
 }
 
 // probeEndpoint fills in the model server of a preset alias and, when
-// probe is set, whether it answers HTTP.
-func probeEndpoint(ctx context.Context, ch *Check, argv, env []string, probe bool) {
+// probe is set, whether it answers HTTP (asking program, git-uwf-llm).
+func probeEndpoint(ctx context.Context, ch *Check, argv, env []string, probe bool, program string) {
 	p, ok := builtins.LookupPreset(presetOf(argv))
 	if !ok || p.Endpoint == nil {
 		return
@@ -214,32 +218,23 @@ func probeEndpoint(ctx context.Context, ch *Check, argv, env []string, probe boo
 	if ep.URL == "" || !probe {
 		return
 	}
-	ok, why := reachable(ctx, ep.URL)
+	checked, ok, why := reachable(ctx, program, ep.URL)
+	if !checked {
+		ch.Unreachable = "not checked: " + why
+		return
+	}
 	ch.Reachable, ch.Unreachable = &ok, why
 }
 
-// reachable sends GET url; any HTTP answer counts.
-func reachable(ctx context.Context, url string) (bool, string) {
-	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// reachable sends GET url through program (git-uwf-llm); any HTTP answer
+// counts. checked is false when the program could not say, and why tells
+// why not (or why the URL is unreachable).
+func reachable(ctx context.Context, program, url string) (checked, ok bool, why string) {
+	reply, err := llmwire.Run(ctx, program, llmwire.Request{Op: llmwire.OpProbe, URL: url, Timeout: reachTimeout}, "")
 	if err != nil {
-		return false, err.Error()
+		return false, false, err.Error()
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		var ue *neturl.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			return false, fmt.Sprintf("no answer in %s", reachTimeout)
-		}
-		return false, err.Error()
-	}
-	resp.Body.Close()
-	return true, ""
+	return true, reply.Reachable, reply.Unreachable
 }
 
 // presetOf returns the --preset of a `git uwf agent pipe` command line.

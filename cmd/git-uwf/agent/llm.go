@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-uwf/git-uwf/agentkit"
 	"github.com/git-uwf/git-uwf/builtins"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/config"
@@ -55,5 +56,6 @@ func llmRun(ctx context.Context, opts *LLMOptions) error {
 	if err != nil {
 		return err
 	}
+	ep.Program = opts.Getenv(agentkit.EnvLLMProgram)
 	return serve(ctx, &opts.ProtocolOptions, &builtins.LLM{Endpoint: ep})
 }

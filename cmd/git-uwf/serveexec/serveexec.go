@@ -81,7 +81,7 @@ func find(executable func() (string, error), lookPath func(string) (string, erro
 		where = "at " + looked
 	}
 	return "", fmt.Errorf("the web viewer is a program of its own, %s, and it is not installed (looked %s and on PATH)\n"+
-		"install it with git-uwf: `make install` in a git-uwf checkout, or `go install ./cmd/git-uwf ./cmd/git-uwf-serve ./cmd/git-uwf-agent-supervisor` there", Program, where)
+		"install it with git-uwf: `make install` in a git-uwf checkout, or `go install ./cmd/git-uwf ./cmd/git-uwf-serve ./cmd/git-uwf-agent-supervisor ./cmd/git-uwf-llm` there", Program, where)
 }
 
 // run runs prog with args until it exits and returns its outcome: nil for

@@ -34,6 +34,11 @@ func newEngineConfig(ctx context.Context, f *cmdutil.Factory, repo *chain.Repo, 
 	eng := &engine.Engine{Repo: repo, Self: self, Progress: f.IO.StartProgress, NoRedact: cfg.RedactionDisabled,
 		SpawnBuiltins: f.Getenv(engine.EnvSpawnAgents) == "1", Invocation: wd, Kill: engine.NewKillFlags(repo),
 		Limit: workflowLimit(f, repo, cfg)}
+	// The llm agent and LLM extraction send their requests through
+	// git-uwf-llm, installed beside git-uwf.
+	if p := cmdutil.LLMProgram(f.Executable); p != "" {
+		eng.Env = append(eng.Env, agentkit.EnvLLMProgram+"="+p)
+	}
 	if f.Supervisor != nil {
 		if eng.Supervisor, err = f.Supervisor(); err != nil {
 			return nil, nil, nil, fmt.Errorf("find the git-uwf executable: %w", err)

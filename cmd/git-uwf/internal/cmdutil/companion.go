@@ -3,6 +3,8 @@ package cmdutil
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/git-uwf/git-uwf/internal/llmwire"
 )
 
 // Companion looks for the program name installed beside git-uwf: in the
@@ -25,4 +27,14 @@ func Companion(executable func() (string, error), name string) (path, looked str
 		return looked, looked
 	}
 	return "", looked
+}
+
+// LLMProgram returns where git-uwf-llm, the program that sends git-uwf's
+// requests to model servers (package llmwire), is installed: beside the
+// running executable, as Companion looks. It is returned whether or not
+// the file is there, so that running it names the place in its error;
+// "" when the executable could not be found.
+func LLMProgram(executable func() (string, error)) string {
+	_, looked := Companion(executable, llmwire.Program)
+	return looked
 }

@@ -97,6 +97,9 @@ List the active threads as JSON, and share threads with a teammate's clone:
 
 *git-uwf-agent-supervisor*
 : The supervisor of a spawned agent: it leads the agent's process group and kills it when git-uwf dies. Used from the directory of the running git-uwf (symbolic links resolved) only; without it git-uwf supervises with a copy of itself, which starts slower. *make install* installs it with git-uwf.
+
+*git-uwf-llm*
+: Sends git-uwf's HTTP requests to model servers: the chat completions of the *llm* agent and of LLM extraction, and the endpoint probe of *agent doctor*. Used from the directory of the running git-uwf (symbolic links resolved) only; without it those requests fail, saying so. *make install* installs it with git-uwf.
 `},
 	{"EXIT STATUS", `
 *0*
