@@ -51,47 +51,63 @@ func MainCommand(newCmd func(*cmdutil.Factory) *cli.Command) int {
 }
 
 // signalContext returns a context that the first SIGINT or SIGTERM
-// cancels; a second one then ends the process the default way.
+// cancels; a second one then ends the process the default way. One
+// goroutine waits for the signal (signal.NotifyContext would start a
+// second one, to undo the notification after the first signal).
 func signalContext() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills the process the default way
+		select {
+		case <-sig:
+		case <-ctx.Done():
+		}
+		// Before cancelling, so that a command that has seen the
+		// cancellation is killed by the next signal.
+		signal.Stop(sig)
+		cancel()
 	}()
-	return ctx, stop
+	return ctx, cancel
 }
 
 // Run runs one command line (args[0] is the program name) and returns its
 // exit code; errors are printed to f.IO.ErrOut. It never exits the process.
 //
 // Run may replace f.Getwd (for -C), so give each run its own Factory.
+//
+// Of the registered commands, only the one args name is built (see
+// registered); a command line that names none builds them all.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	return run(ctx, f, args, Commands)
+	return run(ctx, f, args, registered())
 }
 
 // RunCommand is Run for `git uwf <command> args…` with newCmd's command as
 // the only one: MainCommand's work, and in-process tests of a command that
 // git-uwf runs as a program of its own.
 func RunCommand(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Factory) *cli.Command, args []string) int {
-	commands := func(f *cmdutil.Factory) []*cli.Command { return []*cli.Command{newCmd(f)} }
 	name := newCmd(f).Name
-	return run(ctx, f, append([]string{"git-uwf", name}, args...), commands)
+	return run(ctx, f, append([]string{"git-uwf", name}, args...), []command{{names: []string{name}, build: newCmd}})
 }
 
-// run is Run with the command list supplied, so tests can use their own.
-func run(ctx context.Context, f *cmdutil.Factory, args []string, commands func(*cmdutil.Factory) []*cli.Command) int {
+// run is Run with the top-level commands supplied, so tests can use their
+// own. It builds the ones the command line needs (see needed).
+func run(ctx context.Context, f *cmdutil.Factory, args []string, cmds []command) int {
 	if f.RunCommand == nil {
-		f.RunCommand = func(ctx context.Context, cf *cmdutil.Factory, args []string) int { return run(ctx, cf, args, commands) }
+		f.RunCommand = func(ctx context.Context, cf *cmdutil.Factory, args []string) int { return run(ctx, cf, args, cmds) }
 	}
-	app := newApp(f, commands(f))
-	args, path := reorder(app, args)
+	flags := appFlags()
+	app := newApp(f, flags, buildAll(f, needed(flags, cmds, args)))
+	args, path := reorder(app.Flags, app.Commands, args)
 	err := app.RunContext(ctx, args)
 	err = normalizeError(err, strings.Join(path, " "))
 	cmdutil.PrintError(f.IO.ErrOut, err)
 	return cmdutil.ExitCode(err)
 }
 
-func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
+// newApp returns the app that runs commands, prepared (see prepare), with
+// flags (see appFlags) as its global flags.
+func newApp(f *cmdutil.Factory, flags []cli.Flag, commands []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:            "git uwf",
 		HelpName:        "git uwf",
@@ -102,7 +118,7 @@ func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelp:        true,
 		HideHelpCommand: true,
-		Flags:           globalFlags(),
+		Flags:           flags,
 		Commands:        commands,
 		Before:          func(c *cli.Context) error { return applyDir(c, f) },
 		Action:          rootAction,
@@ -110,9 +126,14 @@ func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 			return rootError{usageError("")(c, err, sub)}
 		},
 	}
-	app.Flags = append(app.Flags, helpFlag(app.Flags))
 	prepare(app.Commands, "")
 	return app
+}
+
+// appFlags returns the app's flags: the global flags and -h/--help.
+func appFlags() []cli.Flag {
+	flags := globalFlags()
+	return append(flags, helpFlag(flags))
 }
 
 func globalFlags() []cli.Flag {
