@@ -79,9 +79,11 @@ func buildAll(f *cmdutil.Factory, cmds []command) []*cli.Command {
 // its "did you mean" list every command) or name one that reads the whole
 // tree. flags are the app's flags.
 func needed(flags []cli.Flag, cmds []command, args []string) []command {
+	light := make([]cli.Command, len(cmds))
 	names := make([]*cli.Command, len(cmds))
 	for i, c := range cmds {
-		names[i] = &cli.Command{Name: c.names[0], Aliases: c.names[1:]}
+		light[i] = cli.Command{Name: c.names[0], Aliases: c.names[1:]}
+		names[i] = &light[i]
 	}
 	_, path := reorder(flags, names, args)
 	if len(path) == 0 {

@@ -132,7 +132,7 @@ func newApp(f *cmdutil.Factory, flags []cli.Flag, commands []*cli.Command) *cli.
 
 // appFlags returns the app's flags: the global flags and -h/--help.
 func appFlags() []cli.Flag {
-	flags := globalFlags()
+	flags := flagsWithPlainNames(globalFlags())
 	return append(flags, helpFlag(flags))
 }
 
@@ -158,13 +158,13 @@ func helpFlag(flags []cli.Flag) cli.Flag {
 	if len(names) == 0 {
 		return nil
 	}
-	return &cli.BoolFlag{Name: names[0], Aliases: names[1:], Usage: "show help", DisableDefaultText: true}
+	return boolFlag{&cli.BoolFlag{Name: names[0], Aliases: names[1:], Usage: "show help", DisableDefaultText: true}}
 }
 
 // flagNames returns a flag's name and aliases. cli.Flag.Names trims each
-// name with a regular expression; prepare asks for the names of every flag
-// of every command in every process, so the flag types the commands use
-// are read directly.
+// name with a regular expression (see flags.go); prepare asks for the
+// names of every flag of every command it prepares, before it gives them
+// plain names, so the flag types the commands use are read directly.
 func flagNames(f cli.Flag) []string {
 	switch f := f.(type) {
 	case *cli.BoolFlag:
@@ -179,14 +179,17 @@ func flagNames(f cli.Flag) []string {
 	return f.Names()
 }
 
-// prepare sets up every command in the tree below path for Run: a help
-// flag, usage errors as *cmdutil.FlagError, and an action for groups.
+// prepare sets up every command in the tree below path for Run: flags
+// with plain names (see flags.go), a help flag, usage errors as
+// *cmdutil.FlagError, and an action for groups.
 func prepare(cmds []*cli.Command, path string) {
 	for _, cmd := range cmds {
 		p := strings.TrimSpace(path + " " + cmd.Name)
 		cmd.HideHelp = true
 		cmd.HideHelpCommand = true
-		if h := helpFlag(cmd.Flags); h != nil && !cmd.SkipFlagParsing {
+		h := helpFlag(cmd.Flags)
+		cmd.Flags = flagsWithPlainNames(cmd.Flags)
+		if h != nil && !cmd.SkipFlagParsing {
 			cmd.Flags = append(cmd.Flags, h)
 		}
 		if cmd.OnUsageError == nil {
@@ -301,9 +304,9 @@ func valueHint(name string, flags []cli.Flag) string {
 			continue
 		}
 		switch f.(type) {
-		case *cli.DurationFlag:
+		case durationFlag, *cli.DurationFlag:
 			return "want a duration such as 90s or 30m"
-		case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag:
+		case intFlag, *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag:
 			return "want a whole number"
 		}
 	}

@@ -538,3 +538,42 @@ func TestRunBuildsWhatItNeeds(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainFlagNames checks that the plain names Run gives the flags of
+// the whole tree are the names urfave/cli's own flag types report.
+func TestPlainFlagNames(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	app := App(cmdutil.NewFactory(ios))
+	check := func(path string, flags []cli.Flag) {
+		for _, f := range flags {
+			var own cli.Flag
+			switch f := f.(type) {
+			case boolFlag:
+				own = f.BoolFlag
+			case stringFlag:
+				own = f.StringFlag
+			case intFlag:
+				own = f.IntFlag
+			case durationFlag:
+				own = f.DurationFlag
+			case *cli.BoolFlag, *cli.StringFlag, *cli.IntFlag, *cli.DurationFlag:
+				t.Errorf("%s: flag %s has urfave/cli's names", path, f.Names()[0])
+				continue
+			default:
+				continue
+			}
+			if !slices.Equal(f.Names(), own.Names()) {
+				t.Errorf("%s: flag names %q, urfave/cli's %q", path, f.Names(), own.Names())
+			}
+		}
+	}
+	check("git uwf", app.Flags)
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			check(path+" "+c.Name, c.Flags)
+			walk(path+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk("git uwf", app.Commands)
+}
