@@ -10,4 +10,4 @@ import (
 // and global flags included, for programs that describe it rather than run
 // it (cmd/git-uwf/genman writes the man page from it, so a command registered
 // in Commands appears there without further work).
-func App(f *cmdutil.Factory) *cli.App { return newApp(f, Commands(f)) }
+func App(f *cmdutil.Factory) *cli.App { return newApp(f, appFlags(), Commands(f)) }

@@ -9,15 +9,22 @@
 //
 // # Registering commands
 //
-// Every top-level command is listed once, in [Commands] (commands.go). A
-// command group lives in its own package cmd/git-uwf/<group>, exported as
-// NewCmdX(f *cmdutil.Factory) *cli.Command; its verbs live below it. Run
-// then, for every command in the tree:
+// Every top-level command is listed once, with the names it answers to, in
+// registered (commands.go). A command group lives in its own package
+// cmd/git-uwf/<group>, exported as NewCmdX(f *cmdutil.Factory) *cli.Command;
+// its verbs live below it. A run builds only the top-level command its
+// arguments name (found as the reordering below finds it); a command line
+// that names none (`git uwf`, `git uwf -h`, an unknown command, whose error
+// suggests the nearest names) builds them all, as does `__complete`, which
+// completes from the whole tree. [Commands] and [App] return the whole
+// tree, built. Run then, for every command in the tree it built:
 //
 //   - adds a -h/--help flag (there is no "help" subcommand);
 //   - turns flag-parsing errors into a one-line *cmdutil.FlagError (exit 2);
 //   - gives a group without an Action one that shows its help, or reports an
-//     unknown subcommand as a usage error.
+//     unknown subcommand as a usage error;
+//   - gives its flags a Names that skips urfave/cli's regular expression
+//     (flags.go).
 //
 // Do not use urfave/cli's Required flags (a missing one dumps help on
 // stdout); check in the action and return a *cmdutil.FlagError. Never

@@ -11,13 +11,14 @@ import (
 // parsing flags at the first positional argument, accepts flags anywhere, as
 // git does. See reorder.
 func reorderArgs(app *cli.App, args []string) []string {
-	out, _ := reorder(app, args)
+	out, _ := reorder(app.Flags, app.Commands, args)
 	return out
 }
 
-// reorder walks args (args[0] is the program name) down the command tree,
-// following command names and aliases, to the leaf command. It returns the
-// rewritten arguments and the path of command names to the leaf.
+// reorder walks args (args[0] is the program name) down the command tree
+// (cmds, the app's commands, whose global flags are flags), following
+// command names and aliases, to the leaf command. It returns the rewritten
+// arguments and the path of command names to the leaf.
 //
 // The result is: program, global flags, then each command name followed by
 // its own flags, then the leaf's positional arguments, then a literal "--"
@@ -42,11 +43,11 @@ func reorderArgs(app *cli.App, args []string) []string {
 //     and what follows, are then dropped: urfave/cli would read the first one
 //     as a help topic.
 //   - A command with SkipFlagParsing takes everything after its name as is.
-func reorder(app *cli.App, args []string) (out, path []string) {
+func reorder(flags []cli.Flag, cmds []*cli.Command, args []string) (out, path []string) {
 	if len(args) == 0 {
 		return args, nil
 	}
-	global := flagArity(app.Flags)
+	global := flagArity(flags)
 
 	var (
 		globals     []string // global flags, in order
@@ -55,7 +56,7 @@ func reorder(app *cli.App, args []string) (out, path []string) {
 		positionals []string
 		tail        []string // "--" and what follows
 		cur         *cli.Command
-		subs        = app.Commands
+		subs        = cmds
 		sawPos      bool
 		cmdHelp     bool // a command was given -h/--help
 		appHelp     bool // the app was given -h/--help
@@ -89,7 +90,7 @@ func reorder(app *cli.App, args []string) (out, path []string) {
 				}
 			}
 			if takes, ok := global.lookup(name); ok {
-				if isHelp(app.Flags, name) {
+				if isHelp(flags, name) {
 					appHelp = true // moved to the leaf below
 					continue
 				}

@@ -51,47 +51,63 @@ func MainCommand(newCmd func(*cmdutil.Factory) *cli.Command) int {
 }
 
 // signalContext returns a context that the first SIGINT or SIGTERM
-// cancels; a second one then ends the process the default way.
+// cancels; a second one then ends the process the default way. One
+// goroutine waits for the signal (signal.NotifyContext would start a
+// second one, to undo the notification after the first signal).
 func signalContext() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills the process the default way
+		select {
+		case <-sig:
+		case <-ctx.Done():
+		}
+		// Before cancelling, so that a command that has seen the
+		// cancellation is killed by the next signal.
+		signal.Stop(sig)
+		cancel()
 	}()
-	return ctx, stop
+	return ctx, cancel
 }
 
 // Run runs one command line (args[0] is the program name) and returns its
 // exit code; errors are printed to f.IO.ErrOut. It never exits the process.
 //
 // Run may replace f.Getwd (for -C), so give each run its own Factory.
+//
+// Of the registered commands, only the one args name is built (see
+// registered); a command line that names none builds them all.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	return run(ctx, f, args, Commands)
+	return run(ctx, f, args, registered())
 }
 
 // RunCommand is Run for `git uwf <command> args…` with newCmd's command as
 // the only one: MainCommand's work, and in-process tests of a command that
 // git-uwf runs as a program of its own.
 func RunCommand(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Factory) *cli.Command, args []string) int {
-	commands := func(f *cmdutil.Factory) []*cli.Command { return []*cli.Command{newCmd(f)} }
 	name := newCmd(f).Name
-	return run(ctx, f, append([]string{"git-uwf", name}, args...), commands)
+	return run(ctx, f, append([]string{"git-uwf", name}, args...), []command{{names: []string{name}, build: newCmd}})
 }
 
-// run is Run with the command list supplied, so tests can use their own.
-func run(ctx context.Context, f *cmdutil.Factory, args []string, commands func(*cmdutil.Factory) []*cli.Command) int {
+// run is Run with the top-level commands supplied, so tests can use their
+// own. It builds the ones the command line needs (see needed).
+func run(ctx context.Context, f *cmdutil.Factory, args []string, cmds []command) int {
 	if f.RunCommand == nil {
-		f.RunCommand = func(ctx context.Context, cf *cmdutil.Factory, args []string) int { return run(ctx, cf, args, commands) }
+		f.RunCommand = func(ctx context.Context, cf *cmdutil.Factory, args []string) int { return run(ctx, cf, args, cmds) }
 	}
-	app := newApp(f, commands(f))
-	args, path := reorder(app, args)
+	flags := appFlags()
+	app := newApp(f, flags, buildAll(f, needed(flags, cmds, args)))
+	args, path := reorder(app.Flags, app.Commands, args)
 	err := app.RunContext(ctx, args)
 	err = normalizeError(err, strings.Join(path, " "))
 	cmdutil.PrintError(f.IO.ErrOut, err)
 	return cmdutil.ExitCode(err)
 }
 
-func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
+// newApp returns the app that runs commands, prepared (see prepare), with
+// flags (see appFlags) as its global flags.
+func newApp(f *cmdutil.Factory, flags []cli.Flag, commands []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:            "git uwf",
 		HelpName:        "git uwf",
@@ -102,7 +118,7 @@ func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelp:        true,
 		HideHelpCommand: true,
-		Flags:           globalFlags(),
+		Flags:           flags,
 		Commands:        commands,
 		Before:          func(c *cli.Context) error { return applyDir(c, f) },
 		Action:          rootAction,
@@ -110,9 +126,14 @@ func newApp(f *cmdutil.Factory, commands []*cli.Command) *cli.App {
 			return rootError{usageError("")(c, err, sub)}
 		},
 	}
-	app.Flags = append(app.Flags, helpFlag(app.Flags))
 	prepare(app.Commands, "")
 	return app
+}
+
+// appFlags returns the app's flags: the global flags and -h/--help.
+func appFlags() []cli.Flag {
+	flags := flagsWithPlainNames(globalFlags())
+	return append(flags, helpFlag(flags))
 }
 
 func globalFlags() []cli.Flag {
@@ -137,13 +158,13 @@ func helpFlag(flags []cli.Flag) cli.Flag {
 	if len(names) == 0 {
 		return nil
 	}
-	return &cli.BoolFlag{Name: names[0], Aliases: names[1:], Usage: "show help", DisableDefaultText: true}
+	return boolFlag{&cli.BoolFlag{Name: names[0], Aliases: names[1:], Usage: "show help", DisableDefaultText: true}}
 }
 
 // flagNames returns a flag's name and aliases. cli.Flag.Names trims each
-// name with a regular expression; prepare asks for the names of every flag
-// of every command in every process, so the flag types the commands use
-// are read directly.
+// name with a regular expression (see flags.go); prepare asks for the
+// names of every flag of every command it prepares, before it gives them
+// plain names, so the flag types the commands use are read directly.
 func flagNames(f cli.Flag) []string {
 	switch f := f.(type) {
 	case *cli.BoolFlag:
@@ -158,14 +179,17 @@ func flagNames(f cli.Flag) []string {
 	return f.Names()
 }
 
-// prepare sets up every command in the tree below path for Run: a help
-// flag, usage errors as *cmdutil.FlagError, and an action for groups.
+// prepare sets up every command in the tree below path for Run: flags
+// with plain names (see flags.go), a help flag, usage errors as
+// *cmdutil.FlagError, and an action for groups.
 func prepare(cmds []*cli.Command, path string) {
 	for _, cmd := range cmds {
 		p := strings.TrimSpace(path + " " + cmd.Name)
 		cmd.HideHelp = true
 		cmd.HideHelpCommand = true
-		if h := helpFlag(cmd.Flags); h != nil && !cmd.SkipFlagParsing {
+		h := helpFlag(cmd.Flags)
+		cmd.Flags = flagsWithPlainNames(cmd.Flags)
+		if h != nil && !cmd.SkipFlagParsing {
 			cmd.Flags = append(cmd.Flags, h)
 		}
 		if cmd.OnUsageError == nil {
@@ -280,9 +304,9 @@ func valueHint(name string, flags []cli.Flag) string {
 			continue
 		}
 		switch f.(type) {
-		case *cli.DurationFlag:
+		case durationFlag, *cli.DurationFlag:
 			return "want a duration such as 90s or 30m"
-		case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag:
+		case intFlag, *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag:
 			return "want a whole number"
 		}
 	}

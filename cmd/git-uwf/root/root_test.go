@@ -29,33 +29,33 @@ type got struct {
 	wd      string
 }
 
-// testCommands builds a command tree like the real one will be: a group
-// with verbs, aliases, value and bool flags, and a command with its own
+// testCommands returns a command tree like the real one: a group with
+// verbs, aliases, value and bool flags, and a command with its own
 // --format. Every action records what it saw into *g.
-func testCommands(g *got, actionErr error) func(f *cmdutil.Factory) []*cli.Command {
-	return func(f *cmdutil.Factory) []*cli.Command {
-		record := func(name string) cli.ActionFunc {
-			return func(c *cli.Context) error {
-				format, err := cmdutil.FormatOf(c)
-				if err != nil {
-					return err
-				}
-				wd, err := f.Getwd()
-				if err != nil {
-					return err
-				}
-				*g = got{
-					cmd: name, args: c.Args().Slice(), prompt: c.String("prompt"), count: c.Int("count"),
-					dryRun: c.Bool("dry-run"), verbose: c.Bool("verbose"), format: format, wd: wd,
-				}
-				if actionErr != nil {
-					return actionErr
-				}
-				return cmdutil.Print(f.IO, format, sampleOutput{ThreadID: "01J", StepCount: 3, Roles: []string{"dev"}}, nil)
+func testCommands(g *got, actionErr error) []command {
+	record := func(f *cmdutil.Factory, name string) cli.ActionFunc {
+		return func(c *cli.Context) error {
+			format, err := cmdutil.FormatOf(c)
+			if err != nil {
+				return err
 			}
+			wd, err := f.Getwd()
+			if err != nil {
+				return err
+			}
+			*g = got{
+				cmd: name, args: c.Args().Slice(), prompt: c.String("prompt"), count: c.Int("count"),
+				dryRun: c.Bool("dry-run"), verbose: c.Bool("verbose"), format: format, wd: wd,
+			}
+			if actionErr != nil {
+				return actionErr
+			}
+			return cmdutil.Print(f.IO, format, sampleOutput{ThreadID: "01J", StepCount: 3, Roles: []string{"dev"}}, nil)
 		}
-		return []*cli.Command{
-			{
+	}
+	return []command{
+		{names: []string{"thread", "t"}, build: func(f *cmdutil.Factory) *cli.Command {
+			return &cli.Command{
 				Name:    "thread",
 				Aliases: []string{"t"},
 				Usage:   "Work with threads",
@@ -63,7 +63,7 @@ func testCommands(g *got, actionErr error) func(f *cmdutil.Factory) []*cli.Comma
 					{
 						Name:   "start",
 						Usage:  "Start a thread",
-						Action: record("thread start"),
+						Action: record(f, "thread start"),
 						Flags: []cli.Flag{
 							&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}},
 							&cli.IntFlag{Name: "count", Aliases: []string{"c"}},
@@ -74,26 +74,32 @@ func testCommands(g *got, actionErr error) func(f *cmdutil.Factory) []*cli.Comma
 						Name:    "list",
 						Aliases: []string{"ls"},
 						Usage:   "List threads",
-						Action:  record("thread list"),
+						Action:  record(f, "thread list"),
 						Flags:   []cli.Flag{&cli.BoolFlag{Name: "all"}},
 					},
 				},
-			},
-			{
+			}
+		}},
+		{names: []string{"agent"}, build: func(f *cmdutil.Factory) *cli.Command {
+			return &cli.Command{
 				Name:  "agent",
 				Usage: "Run agents",
 				Subcommands: []*cli.Command{
 					{
 						Name:   "pipe",
-						Action: record("agent pipe"),
+						Action: record(f, "agent pipe"),
 						Flags:  []cli.Flag{cmdutil.FormatFlag(), &cli.StringFlag{Name: "timeout"}},
 					},
 				},
-			},
-			{Name: "exec", SkipFlagParsing: true, Action: record("exec")},
-			newCmdVersion(f),
-			{Name: "man", Hidden: true, Action: record("man")},
-		}
+			}
+		}},
+		{names: []string{"exec"}, build: func(f *cmdutil.Factory) *cli.Command {
+			return &cli.Command{Name: "exec", SkipFlagParsing: true, Action: record(f, "exec")}
+		}},
+		{names: []string{"version"}, build: newCmdVersion},
+		{names: []string{"man"}, build: func(f *cmdutil.Factory) *cli.Command {
+			return &cli.Command{Name: "man", Hidden: true, Action: record(f, "man")}
+		}},
 	}
 }
 
@@ -142,7 +148,7 @@ func TestReorderArgs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
 			f := cmdutil.NewFactory(ios)
-			app := newApp(f, testCommands(&got{}, nil)(f))
+			app := newApp(f, appFlags(), buildAll(f, testCommands(&got{}, nil)))
 			in := append([]string{"git-uwf"}, strings.Fields(tt.in)...)
 			want := append([]string{"git-uwf"}, strings.Fields(tt.want)...)
 			if out := reorderArgs(app, in); !slices.Equal(out, want) {
@@ -408,4 +414,166 @@ func TestRealCommands(t *testing.T) {
 	if !strings.Contains(out.String(), "version") {
 		t.Errorf("help does not list the commands:\n%s", out)
 	}
+}
+
+// TestRegisteredNames checks that each registered command is listed under
+// the names it answers to, which needed finds it by before it is built.
+func TestRegisteredNames(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := cmdutil.NewFactory(ios)
+	seen := map[string]bool{}
+	for _, c := range registered() {
+		cmd := c.build(f)
+		if !slices.Equal(c.names, cmd.Names()) {
+			t.Errorf("command %q is registered as %q, want its names %q", cmd.Name, c.names, cmd.Names())
+		}
+		for _, n := range c.names {
+			if seen[n] {
+				t.Errorf("two commands are called %q", n)
+			}
+			seen[n] = true
+		}
+	}
+}
+
+// counted returns cmds with each build counted in built, by name.
+func counted(cmds []command, built map[string]int) []command {
+	out := make([]command, len(cmds))
+	for i, c := range cmds {
+		build := c.build
+		c.build = func(f *cmdutil.Factory) *cli.Command {
+			built[c.names[0]]++
+			return build(f)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// TestRunBuildsWhatItNeeds runs command lines of the registered commands
+// twice, once building only what each needs and once building every
+// command first (as every run did before), and checks that both answer
+// the same, and that the first builds only the command its arguments name.
+func TestRunBuildsWhatItNeeds(t *testing.T) {
+	all := func(registered []command) []string {
+		var names []string
+		for _, c := range registered {
+			names = append(names, c.names[0])
+		}
+		return names
+	}(registered())
+	tests := []struct {
+		args  string
+		built []string // nil: all of them
+	}{
+		{"version", []string{"version"}},
+		{"version --format json", []string{"version"}},
+		{"-v --format=yaml version", []string{"version"}},
+		{"version extra", []string{"version"}},
+		{"version --bogus", []string{"version"}},
+		{"--bogus version", []string{"version"}},
+		{"-C . version", []string{"version"}},
+		{"version -h", []string{"version"}},
+		{"-h version", []string{"version"}},
+		{"thread list --help", []string{"thread"}},
+		{"thread list -h --format json", []string{"thread"}},
+		{"thread -h", []string{"thread"}},
+		{"thread", []string{"thread"}},
+		{"thread bogus", []string{"thread"}},
+		{"-h thread list x", []string{"thread"}},
+		{"workflow ls --help", []string{"workflow"}},
+		{"completion bash", []string{"completion"}},
+		{"completion tcsh", []string{"completion"}},
+		{"serve --help", []string{"serve"}},
+		{"", nil},
+		{"-h", nil},
+		{"-v --help", nil},
+		{"-V", nil},
+		{"bogus", nil},
+		{"versoin", nil},
+		{"-h bogus", nil},
+		{"help thread", nil},
+		{"-- version", nil},
+		{"- version", nil},
+		{"__complete th", nil},
+		{"__complete thread ''", nil},
+		{"__complete -C . thread l", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			args := append([]string{"git-uwf"}, strings.Fields(tt.args)...)
+			runOnce := func(cmds []command) (int, string, string) {
+				ios, _, out, errOut := iostreams.Test()
+				code := run(t.Context(), cmdutil.NewFactory(ios), args, cmds)
+				return code, out.String(), errOut.String()
+			}
+			built := map[string]int{}
+			code, out, errOut := runOnce(counted(registered(), built))
+
+			eager := registered()
+			for i := range eager {
+				eager[i].wholeTree = true
+			}
+			wantCode, wantOut, wantErrOut := runOnce(eager)
+			if code != wantCode || out != wantOut || errOut != wantErrOut {
+				t.Errorf("building what the run needs: exit %d\n%s%s\nbuilding every command: exit %d\n%s%s", code, out, errOut, wantCode, wantOut, wantErrOut)
+			}
+
+			want := tt.built
+			if want == nil {
+				want = all
+			}
+			var got []string
+			for name, n := range built {
+				got = append(got, name)
+				if n != 1 {
+					t.Errorf("%s built %d times", name, n)
+				}
+			}
+			slices.Sort(got)
+			want = slices.Sorted(slices.Values(want))
+			if !slices.Equal(got, want) {
+				t.Errorf("built %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestPlainFlagNames checks that the plain names Run gives the flags of
+// the whole tree are the names urfave/cli's own flag types report.
+func TestPlainFlagNames(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	app := App(cmdutil.NewFactory(ios))
+	check := func(path string, flags []cli.Flag) {
+		for _, f := range flags {
+			var own cli.Flag
+			switch f := f.(type) {
+			case boolFlag:
+				own = f.BoolFlag
+			case stringFlag:
+				own = f.StringFlag
+			case intFlag:
+				own = f.IntFlag
+			case durationFlag:
+				own = f.DurationFlag
+			case *cli.BoolFlag, *cli.StringFlag, *cli.IntFlag, *cli.DurationFlag:
+				t.Errorf("%s: flag %s has urfave/cli's names", path, f.Names()[0])
+				continue
+			default:
+				continue
+			}
+			if !slices.Equal(f.Names(), own.Names()) {
+				t.Errorf("%s: flag names %q, urfave/cli's %q", path, f.Names(), own.Names())
+			}
+		}
+	}
+	check("git uwf", app.Flags)
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			check(path+" "+c.Name, c.Flags)
+			walk(path+" "+c.Name, c.Subcommands)
+		}
+	}
+	walk("git uwf", app.Commands)
 }

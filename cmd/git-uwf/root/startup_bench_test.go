@@ -9,7 +9,8 @@ import (
 )
 
 // BenchmarkVersion is the work of `git uwf version` after package
-// initialisation: the command tree is built and prepared in every process.
+// initialisation: the app and the version command are built and run (the
+// other commands are not built; see needed).
 func BenchmarkVersion(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

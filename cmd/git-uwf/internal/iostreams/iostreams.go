@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -14,9 +15,11 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
-	stdinTTY  bool
-	stdoutTTY bool
-	stderrTTY bool
+	// Whether each stream is a terminal: asked of the system when first
+	// wanted (System), or fixed (Test and the Set methods). Nil is false.
+	stdinTTY  func() bool
+	stdoutTTY func() bool
+	stderrTTY func() bool
 	noColor   bool
 
 	// now and tick drive StartProgress; tests in this package replace them.
@@ -24,17 +27,18 @@ type IOStreams struct {
 	tick time.Duration
 }
 
-// System returns streams wrapping os.Stdin, os.Stdout and os.Stderr, with
-// terminal detection done once, here. Colour is disabled when the NO_COLOR
+// System returns streams wrapping os.Stdin, os.Stdout and os.Stderr.
+// Whether a stream is a terminal is found out the first time it is asked,
+// once; a command that never asks costs no system calls. Colour is disabled when the NO_COLOR
 // environment variable is set to a non-empty value.
 func System() *IOStreams {
 	return &IOStreams{
 		In:        os.Stdin,
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
-		stdinTTY:  isTerminal(os.Stdin),
-		stdoutTTY: isTerminal(os.Stdout),
-		stderrTTY: isTerminal(os.Stderr),
+		stdinTTY:  sync.OnceValue(func() bool { return isTerminal(os.Stdin) }),
+		stdoutTTY: sync.OnceValue(func() bool { return isTerminal(os.Stdout) }),
+		stderrTTY: sync.OnceValue(func() bool { return isTerminal(os.Stderr) }),
 		noColor:   os.Getenv("NO_COLOR") != "",
 		now:       time.Now,
 		tick:      100 * time.Millisecond,
@@ -55,29 +59,32 @@ func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
 }
 
 // IsStdinTTY reports whether standard input is a terminal.
-func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY != nil && s.stdinTTY() }
 
 // IsStdoutTTY reports whether standard output is a terminal.
-func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY != nil && s.stdoutTTY() }
 
 // IsStderrTTY reports whether standard error is a terminal.
-func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY != nil && s.stderrTTY() }
 
 // SetStdinTTY overrides terminal detection for standard input.
-func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY = v }
+func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY = fixed(v) }
 
 // SetStdoutTTY overrides terminal detection for standard output.
-func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = v }
+func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = fixed(v) }
 
 // SetStderrTTY overrides terminal detection for standard error.
-func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
+func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = fixed(v) }
 
 // SetNoColor disables (true) or re-allows (false) colour, as NO_COLOR does.
 func (s *IOStreams) SetNoColor(v bool) { s.noColor = v }
 
 // ColorEnabled reports whether output to Out may use colour: Out is a
 // terminal and NO_COLOR is not set.
-func (s *IOStreams) ColorEnabled() bool { return s.stdoutTTY && !s.noColor }
+func (s *IOStreams) ColorEnabled() bool { return !s.noColor && s.IsStdoutTTY() }
+
+// fixed returns a terminal check that answers v.
+func fixed(v bool) func() bool { return func() bool { return v } }
 
 // isTerminal reports whether f is a character device other than the null
 // device (which is a character device too, and what CI jobs often get as

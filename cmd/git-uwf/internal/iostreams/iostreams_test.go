@@ -89,4 +89,24 @@ func TestSystem(t *testing.T) {
 	if ios.ColorEnabled() {
 		t.Error("ColorEnabled with NO_COLOR set")
 	}
+	// Asked when first wanted, the answers are the streams'.
+	for _, s := range []struct {
+		name string
+		is   func() bool
+		f    *os.File
+	}{
+		{"stdin", ios.IsStdinTTY, os.Stdin},
+		{"stdout", ios.IsStdoutTTY, os.Stdout},
+		{"stderr", ios.IsStderrTTY, os.Stderr},
+	} {
+		if got, want := s.is(), isTerminal(s.f); got != want {
+			t.Errorf("%s: is a terminal = %v, want %v", s.name, got, want)
+		}
+	}
+	// An override wins over what was found out.
+	found := ios.IsStdoutTTY()
+	ios.SetStdoutTTY(!found)
+	if ios.IsStdoutTTY() != !found {
+		t.Errorf("IsStdoutTTY = %v after SetStdoutTTY(%v)", found, !found)
+	}
 }

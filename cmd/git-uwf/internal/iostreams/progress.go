@@ -34,7 +34,7 @@ func (s *IOStreams) StartProgress(label string) (stop func(result string)) {
 		return fmt.Sprintf("%s: %s in %s\n", label, result, now().Sub(start).Round(100*time.Millisecond))
 	}
 
-	if !s.stderrTTY {
+	if !s.IsStderrTTY() {
 		fmt.Fprintf(s.ErrOut, "%s …\n", label)
 		var once sync.Once
 		return func(result string) {
