@@ -351,8 +351,10 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec config.A
 	}
 	codeBefore := codeHead(ctx, cwd, e.Repo.RefFiles())
 	agentCtx, stopWatch := e.watchKill(ctx, t.ID)
+	warmed := e.warmForAnswer(agent, t, p.role)
 	answer, runErr := agent.Run(agentCtx, call)
 	stopWatch()
+	<-warmed
 	completed := time.Now()
 	if err := e.checkKill(ctx, t); err != nil {
 		stop("cancelled")
@@ -367,6 +369,28 @@ func (e *Engine) run(ctx context.Context, t *chain.Thread, p plan, spec config.A
 	}
 	stop("done")
 	return e.result(ctx, t, entry, spec.Name)
+}
+
+// warmForAnswer prepares, while a spawned agent runs, what appendAnswer
+// will need first: the StepNode schema and the role's output schema,
+// compiled. A built-in agent called in this process compiles them in its
+// own step; for a spawned one the engine would otherwise do it after the
+// agent's exit, on the step's critical path. The returned channel is closed
+// when done; errors are left for the verification to report.
+func (e *Engine) warmForAnswer(agent Agent, t *chain.Thread, role string) <-chan struct{} {
+	done := make(chan struct{})
+	if _, spawned := agent.(*commandAgent); !spawned {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		_, _ = e.Repo.Schema("uwf.StepNode")
+		if a, ok := t.Workflow.RoleSchemas[role]; ok {
+			_, _ = e.Repo.Store.Schema(a)
+		}
+	}()
+	return done
 }
 
 // result describes the thread after a successful step.

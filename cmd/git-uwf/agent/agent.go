@@ -53,7 +53,7 @@ type ProtocolOptions struct {
 // protocolOptions returns the ProtocolOptions of f with the protocol
 // arguments args.
 func protocolOptions(f *cmdutil.Factory, args []string) ProtocolOptions {
-	return ProtocolOptions{IO: f.IO, Getwd: f.Getwd, Getenv: llmProgramEnv(f), Environ: f.Environ, Repo: f.Repo, Args: args}
+	return ProtocolOptions{IO: f.IO, Getwd: f.Getwd, Getenv: llmProgramEnv(f), Environ: f.Environ, Repo: protocolRepo(f), Args: args}
 }
 
 // llmProgramEnv is f.Getenv, except that agentkit.EnvLLMProgram, which the
@@ -67,6 +67,25 @@ func llmProgramEnv(f *cmdutil.Factory) func(string) string {
 			v = cmdutil.LLMProgram(f.Executable)
 		}
 		return v
+	}
+}
+
+// protocolRepo returns how a built-in agent opens the repository. When the
+// request pins the thread's head ($UWF_HEAD, which the engine always sets)
+// the step reads no ref, and the repository is opened without taking over
+// fetched threads: the engine that started the agent did that before it
+// locked the thread, and an agent that took over a fetched move of the
+// thread it plays would fight the engine's lock. In a repository of many
+// threads with packed refs, the look for remote-tracking uwf refs that
+// precedes a take-over (packed-refs read whole) was the biggest part of a
+// spawned agent's own work. Run by hand without $UWF_HEAD, the agent reads
+// the thread's ref and opens the repository as every command does.
+func protocolRepo(f *cmdutil.Factory) func(context.Context) (*chain.Repo, error) {
+	return func(ctx context.Context) (*chain.Repo, error) {
+		if f.Getenv(agentkit.EnvHead) != "" {
+			return cmdutil.OpenRepoWithoutAdopt(ctx, f)
+		}
+		return f.Repo(ctx)
 	}
 }
 
@@ -88,6 +107,9 @@ func serve(ctx context.Context, opts *ProtocolOptions, agent agentkit.Agent) err
 	if len(opts.Args) < 2 {
 		return cmdutil.FlagErrorf("missing %s (the engine appends them)", protocolUsage)
 	}
+	// A step allocates a few MiB that live until the process ends: as in
+	// `thread step`, collecting at the default pace frees next to nothing.
+	defer cmdutil.RelaxGC(opts.Getenv)()
 	req, err := agentkit.RequestFromEnv(opts.Args, opts.Getenv)
 	if err != nil {
 		return err

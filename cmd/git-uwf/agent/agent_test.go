@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,6 +27,8 @@ import (
 	"github.com/git-uwf/git-uwf/engine"
 	"github.com/git-uwf/git-uwf/internal/fakemodel"
 	"github.com/git-uwf/git-uwf/internal/llmwire/llmwiretest"
+	"github.com/git-uwf/git-uwf/uwfsync"
+	"github.com/git-uwf/git-uwf/uwfsync/synctest"
 )
 
 // binary is git-uwf built once for the tests that spawn it.
@@ -440,4 +444,105 @@ func TestLLMAgentThroughProgram(t *testing.T) {
 	if res.code != 0 || !strings.Contains(res.out, srv.URL+" (not checked: ") || !strings.Contains(res.out, missing) {
 		t.Errorf("doctor without git-uwf-llm: exit %d\n%s%s", res.code, res.out, res.errOut)
 	}
+}
+
+// TestEngineCallTakesNothingOver runs the built binary as the engine runs
+// a built-in agent, in a clone that has fetched another clone's thread:
+// with the head pinned ($UWF_HEAD) the agent neither takes the fetched
+// thread over nor starts a git process (the engine did the taking over,
+// and the step reads no ref). Run by hand, without $UWF_HEAD, the same
+// command takes it over, as every command does.
+func TestEngineCallTakesNothingOver(t *testing.T) {
+	ctx := t.Context()
+	repos := synctest.ReposAndRemote(t)
+	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
+	var threads []*chain.Thread
+	for _, r := range []*chain.Repo{a, b} {
+		if _, err := uwfsync.SetupRemote(ctx, r, "origin"); err != nil {
+			t.Fatal(err)
+		}
+		info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(t, "plan-work", planWork))
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, err := r.StartThread(ctx, info, "Write the parser.", r.Info.WorkTree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads = append(threads, th)
+	}
+	fetched, local := threads[0], threads[1]
+	if _, err := uwfsync.Sync(ctx, a, "origin", uwfsync.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	chaintest.Git(t, repos.B, "fetch", "-q")
+	script := filepath.Join(t.TempDir(), "script.yaml")
+	writeFile(t, script, "steps:\n  - role: planner\n    output: {$status: planned, plan: p}\n")
+
+	takenOver := func() bool {
+		return exec.Command("git", "-C", repos.B, "rev-parse", "-q", "--verify", fetched.ID.Ref()).Run() == nil
+	}
+	if takenOver() {
+		t.Fatal("the fetched thread was taken over before any command ran")
+	}
+	tests := []struct {
+		name          string
+		env           []string
+		wantTakenOver bool
+	}{
+		// The engine's call comes first: the run by hand takes the thread over.
+		{name: "engine's call", env: []string{"UWF_HEAD=" + local.Head.Commit.String()}},
+		{name: "by hand", wantTakenOver: true},
+	}
+	for _, tt := range tests {
+		trace := filepath.Join(t.TempDir(), "trace2.json")
+		cmd := exec.CommandContext(ctx, binary, "agent", "mock", "--script", script, string(local.ID), "planner")
+		cmd.Dir = repos.B
+		cmd.Env = testEnv(t, append([]string{"UWF_EDGE_PROMPT=Plan the task.", "UWF_ROLE=planner", "GIT_TRACE2_EVENT=" + trace}, tt.env...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\n%s", tt.name, err, stderr.String())
+		}
+		if out, err := agentkit.ParseAdapterOutput(stdout.Bytes()); err != nil || out.StepHash == "" {
+			t.Fatalf("%s: adapter output %+v, %v", tt.name, out, err)
+		}
+		if got := takenOver(); got != tt.wantTakenOver {
+			t.Errorf("%s: fetched thread taken over = %v, want %v", tt.name, got, tt.wantTakenOver)
+		}
+		if tt.wantTakenOver {
+			continue
+		}
+		// Every git process the agent started wrote its start event here.
+		if started := gitStarts(t, trace); len(started) > 0 {
+			t.Errorf("%s: the agent started %d git processes:\n%s", tt.name, len(started), strings.Join(started, "\n"))
+		}
+	}
+}
+
+// gitStarts returns the command lines of the git processes that wrote a
+// start event to the GIT_TRACE2_EVENT file trace (none when it is absent).
+func gitStarts(t *testing.T, trace string) []string {
+	t.Helper()
+	data, err := os.ReadFile(trace)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started []string
+	for line := range strings.Lines(string(data)) {
+		var ev struct {
+			Event string   `json:"event"`
+			Argv  []string `json:"argv"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		if ev.Event == "start" {
+			started = append(started, strings.Join(ev.Argv, " "))
+		}
+	}
+	return started
 }
