@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -142,7 +143,7 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	setParentDeathSignal(cmd.SysProcAttr)
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	err = runLocked(cmd)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return Reply{}, &NotInstalledError{Path: program}
 	}
@@ -169,6 +170,22 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 		return Reply{}, fmt.Errorf("%s (%s) answered something other than a reply: %s", Program, program, excerpt(stdout.buf.String()))
 	}
 	return reply, nil
+}
+
+// runLocked runs cmd on a goroutine locked to its OS thread. Linux sends
+// the parent-death signal (see setParentDeathSignal) when the thread that
+// started the program ends, not the process, and git-uwf ends threads
+// while it runs (a goroutine that ends locked to its thread ends the
+// thread; agentkit's agent runs do): started from any thread, the program
+// could be killed at any moment. The goroutine ends locked, so its thread
+// ends only once the program is gone.
+func runLocked(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		done <- cmd.Run()
+	}()
+	return <-done
 }
 
 // environ is env for the program: without any EnvAPIKey, then with apiKey
