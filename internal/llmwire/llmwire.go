@@ -4,7 +4,7 @@
 // `agent doctor`). git-uwf itself links no HTTP client, TLS or X.509 code:
 // their package initialisation and size would be paid by every command,
 // while only the llm agent, LLM extraction and the doctor use them (see
-// docs/architecture.md, "Programs").
+// docs/architecture.md, "Why a second binary").
 //
 // The exchange is one process per request: a [Request] as JSON on the
 // program's stdin, a [Reply] as JSON on its stdout and exit status 0; or a

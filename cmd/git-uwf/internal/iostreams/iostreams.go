@@ -29,8 +29,9 @@ type IOStreams struct {
 
 // System returns streams wrapping os.Stdin, os.Stdout and os.Stderr.
 // Whether a stream is a terminal is found out the first time it is asked,
-// once; a command that never asks costs no system calls. Colour is disabled when the NO_COLOR
-// environment variable is set to a non-empty value.
+// once; a command that never asks costs no system calls. Colour is
+// disabled when the NO_COLOR environment variable is set to a non-empty
+// value.
 func System() *IOStreams {
 	return &IOStreams{
 		In:        os.Stdin,
