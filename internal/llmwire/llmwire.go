@@ -158,7 +158,7 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 		if ee.ExitCode() == 1 && msg != "" {
 			return Reply{}, errors.New(msg)
 		}
-		return Reply{}, fmt.Errorf("%s (%s) failed: %v: %s", Program, program, ee, excerpt(msg))
+		return Reply{}, fmt.Errorf("%s (%s) failed: %v: %s", Program, program, ee, text.Excerpt(msg, "(nothing)"))
 	}
 	if err != nil {
 		return Reply{}, fmt.Errorf("%s (%s): %w", Program, program, err)
@@ -167,7 +167,7 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 	dec := json.NewDecoder(bytes.NewReader(stdout.buf.Bytes()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&reply); err != nil || dec.More() {
-		return Reply{}, fmt.Errorf("%s (%s) answered something other than a reply: %s", Program, program, excerpt(stdout.buf.String()))
+		return Reply{}, fmt.Errorf("%s (%s) answered something other than a reply: %s", Program, program, text.Excerpt(stdout.buf.String(), "(nothing)"))
 	}
 	return reply, nil
 }
@@ -201,15 +201,6 @@ func environ(env []string, apiKey string) []string {
 		out = append(out, EnvAPIKey+"="+apiKey)
 	}
 	return out
-}
-
-// excerpt returns the start of s as one short line.
-func excerpt(s string) string {
-	s = text.OneLine(strings.ToValidUTF8(s, "\uFFFD"))
-	if s == "" {
-		return "(nothing)"
-	}
-	return text.ClipBytes(s, 200)
 }
 
 // capped keeps what is written to it up to max bytes; past that it fails
