@@ -77,15 +77,6 @@ func redacted(base string) string {
 	return endpoint
 }
 
-// excerpt returns the start of a model's reply as one short line.
-func excerpt(body []byte) string {
-	s := text.OneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
-	if s == "" {
-		return "(empty body)"
-	}
-	return text.ClipBytes(s, 200)
-}
-
 // LLMExtract asks the model at ep to turn an agent's free-form answer into
 // one JSON object satisfying schema (response_format "json_object"). A
 // ```json fence around the reply is tolerated. The object is reduced to the
@@ -134,14 +125,14 @@ func parseJSONObject(reply string) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("reply is not a JSON object (%v): %s", err, excerpt([]byte(reply)))
+		return nil, fmt.Errorf("reply is not a JSON object (%v): %s", err, text.Excerpt(reply, "(empty reply)"))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("reply holds more than one JSON value: %s", excerpt([]byte(reply)))
+		return nil, fmt.Errorf("reply holds more than one JSON value: %s", text.Excerpt(reply, "(empty reply)"))
 	}
 	obj, ok := normalizeJSON(v).(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("reply is JSON but not an object: %s", excerpt([]byte(reply)))
+		return nil, fmt.Errorf("reply is JSON but not an object: %s", text.Excerpt(reply, "(empty reply)"))
 	}
 	return obj, nil
 }

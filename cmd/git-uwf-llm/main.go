@@ -3,7 +3,7 @@
 // the reachability probe of `git uwf agent doctor`. It is a program of its
 // own so that git-uwf links no HTTP client, TLS or X.509 code, whose
 // package initialisation every other command would pay for (see
-// docs/architecture.md, "Programs"); install it next to git-uwf.
+// docs/architecture.md, "Why a second binary"); install it next to git-uwf.
 //
 // Only git-uwf runs it: one request as JSON on stdin (package
 // internal/llmwire), the reply as JSON on stdout, or a message on stderr

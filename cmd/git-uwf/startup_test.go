@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,32 +198,9 @@ func makefileTags(t *testing.T) string {
 // at every request.
 func TestLLMProgramLinks(t *testing.T) {
 	const module = "github.com/git-uwf/git-uwf/"
-	allowed := map[string]bool{
-		module + "cmd/git-uwf-llm":  true,
-		module + "internal/llmhttp": true,
-		module + "internal/llmwire": true,
-		module + "internal/text":    true,
-	}
-	out, err := exec.Command("go", "list", "-tags", makefileTags(t), "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "../git-uwf-llm").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	seen := map[string]bool{}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		pkg, standard, _ := strings.Cut(l, " ")
-		seen[pkg] = true
-		if standard != "true" && !allowed[pkg] {
-			t.Errorf("git-uwf-llm links %s: it may link the standard library and its HTTP packages only", pkg)
-		}
-	}
-	for pkg := range allowed {
-		if !seen[pkg] {
-			t.Errorf("go list -deps of git-uwf-llm does not list %s:\n%s", pkg, out)
-		}
-	}
-	if !seen["net/http"] {
-		t.Errorf("go list -deps of git-uwf-llm does not list net/http:\n%s", out)
-	}
+	checkProgramLinks(t, "../git-uwf-llm",
+		[]string{module + "cmd/git-uwf-llm", module + "internal/llmhttp", module + "internal/llmwire", module + "internal/text"},
+		"net/http")
 }
 
 // TestSupervisorProgramLinks: git-uwf-agent-supervisor, which starts beside
@@ -230,25 +208,33 @@ func TestLLMProgramLinks(t *testing.T) {
 // agentkit/supervisor only, so that it starts in about the time of any
 // process (docs/architecture.md, "Why a second binary").
 func TestSupervisorProgramLinks(t *testing.T) {
-	const (
-		program    = "github.com/git-uwf/git-uwf/cmd/git-uwf-agent-supervisor"
-		supervisor = "github.com/git-uwf/git-uwf/agentkit/supervisor"
-	)
-	out, err := exec.Command("go", "list", "-tags", makefileTags(t), "-deps", "-f", "{{.ImportPath}} {{.Standard}}", "../git-uwf-agent-supervisor").Output()
+	const module = "github.com/git-uwf/git-uwf/"
+	checkProgramLinks(t, "../git-uwf-agent-supervisor",
+		[]string{module + "cmd/git-uwf-agent-supervisor", module + "agentkit/supervisor"},
+		"os/exec")
+}
+
+// checkProgramLinks checks that the program in dir links the standard
+// library and the module's packages own only, and that it does link each
+// of own and of the standard packages std (so that a go list that lists
+// less than it should cannot pass).
+func checkProgramLinks(t *testing.T, dir string, own []string, std ...string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-tags", makefileTags(t), "-deps", "-f", "{{.ImportPath}} {{.Standard}}", dir).Output()
 	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
+		t.Fatalf("go list -deps %s: %v", dir, err)
 	}
 	seen := map[string]bool{}
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, standard, _ := strings.Cut(l, " ")
 		seen[pkg] = true
-		if standard != "true" && pkg != program && pkg != supervisor {
-			t.Errorf("git-uwf-agent-supervisor links %s: it may link the standard library and %s only", pkg, supervisor)
+		if standard != "true" && !slices.Contains(own, pkg) {
+			t.Errorf("%s links %s: it may link the standard library and %s only", dir, pkg, strings.Join(own, ", "))
 		}
 	}
-	for _, pkg := range []string{program, supervisor, "os/exec"} {
+	for _, pkg := range slices.Concat(own, std) {
 		if !seen[pkg] {
-			t.Fatalf("go list -deps of the supervisor's program does not list %s:\n%s", pkg, out)
+			t.Errorf("go list -deps %s does not list %s:\n%s", dir, pkg, out)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, geten
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || dec.More() {
 		fmt.Fprintf(stderr, "%s: git-uwf runs this program to send its requests to model servers; "+
-			"it reads one request as JSON on stdin, and this is not one: %s\n", llmwire.Program, excerpt(raw))
+			"it reads one request as JSON on stdin, and this is not one: %s\n", llmwire.Program, text.Excerpt(string(raw), "(nothing)"))
 		return 2
 	}
 	if req.Timeout > 0 {
@@ -153,20 +153,20 @@ func Chat(ctx context.Context, req llmwire.Request, apiKey string) (string, erro
 		return "", fmt.Errorf("chat completion %s: read response: %w", url, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", fmt.Errorf("chat completion %s: HTTP %s: %s", url, resp.Status, excerpt(body))
+		return "", fmt.Errorf("chat completion %s: HTTP %s: %s", url, resp.Status, text.Excerpt(string(body), "(empty body)"))
 	}
 	if len(body) > llmwire.MaxResponse {
 		return "", fmt.Errorf("chat completion %s: response larger than %d bytes", url, llmwire.MaxResponse)
 	}
 	var res chatResponse
 	if err := json.Unmarshal(body, &res); err != nil {
-		return "", fmt.Errorf("chat completion %s: HTTP %d with an unreadable body (%v): %s", url, resp.StatusCode, err, excerpt(body))
+		return "", fmt.Errorf("chat completion %s: HTTP %d with an unreadable body (%v): %s", url, resp.StatusCode, err, text.Excerpt(string(body), "(empty body)"))
 	}
 	if res.Error != nil && res.Error.Message != "" {
 		return "", fmt.Errorf("chat completion %s: HTTP %d: error from server: %s", url, resp.StatusCode, text.ClipBytes(res.Error.Message, 300))
 	}
 	if len(res.Choices) == 0 || res.Choices[0].Message.Content == nil {
-		return "", fmt.Errorf("chat completion %s: HTTP %d: no message content in response: %s", url, resp.StatusCode, excerpt(body))
+		return "", fmt.Errorf("chat completion %s: HTTP %d: no message content in response: %s", url, resp.StatusCode, text.Excerpt(string(body), "(empty body)"))
 	}
 	return *res.Choices[0].Message.Content, nil
 }
@@ -188,13 +188,4 @@ func Probe(ctx context.Context, url string) (reachable bool, why string) {
 	}
 	resp.Body.Close()
 	return true, ""
-}
-
-// excerpt returns the start of an HTTP body as one short line.
-func excerpt(body []byte) string {
-	s := text.OneLine(strings.ToValidUTF8(string(body), "\uFFFD"))
-	if s == "" {
-		return "(empty body)"
-	}
-	return text.ClipBytes(s, 200)
 }

@@ -4,7 +4,7 @@
 // `agent doctor`). git-uwf itself links no HTTP client, TLS or X.509 code:
 // their package initialisation and size would be paid by every command,
 // while only the llm agent, LLM extraction and the doctor use them (see
-// docs/architecture.md, "Programs").
+// docs/architecture.md, "Why a second binary").
 //
 // The exchange is one process per request: a [Request] as JSON on the
 // program's stdin, a [Reply] as JSON on its stdout and exit status 0; or a
@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -142,7 +143,7 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	setParentDeathSignal(cmd.SysProcAttr)
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	err = runLocked(cmd)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return Reply{}, &NotInstalledError{Path: program}
 	}
@@ -157,7 +158,7 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 		if ee.ExitCode() == 1 && msg != "" {
 			return Reply{}, errors.New(msg)
 		}
-		return Reply{}, fmt.Errorf("%s (%s) failed: %v: %s", Program, program, ee, excerpt(msg))
+		return Reply{}, fmt.Errorf("%s (%s) failed: %v: %s", Program, program, ee, text.Excerpt(msg, "(nothing)"))
 	}
 	if err != nil {
 		return Reply{}, fmt.Errorf("%s (%s): %w", Program, program, err)
@@ -166,9 +167,25 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 	dec := json.NewDecoder(bytes.NewReader(stdout.buf.Bytes()))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&reply); err != nil || dec.More() {
-		return Reply{}, fmt.Errorf("%s (%s) answered something other than a reply: %s", Program, program, excerpt(stdout.buf.String()))
+		return Reply{}, fmt.Errorf("%s (%s) answered something other than a reply: %s", Program, program, text.Excerpt(stdout.buf.String(), "(nothing)"))
 	}
 	return reply, nil
+}
+
+// runLocked runs cmd on a goroutine locked to its OS thread. Linux sends
+// the parent-death signal (see setParentDeathSignal) when the thread that
+// started the program ends, not the process, and git-uwf ends threads
+// while it runs (a goroutine that ends locked to its thread ends the
+// thread; agentkit's agent runs do): started from any thread, the program
+// could be killed at any moment. The goroutine ends locked, so its thread
+// ends only once the program is gone.
+func runLocked(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		done <- cmd.Run()
+	}()
+	return <-done
 }
 
 // environ is env for the program: without any EnvAPIKey, then with apiKey
@@ -184,15 +201,6 @@ func environ(env []string, apiKey string) []string {
 		out = append(out, EnvAPIKey+"="+apiKey)
 	}
 	return out
-}
-
-// excerpt returns the start of s as one short line.
-func excerpt(s string) string {
-	s = text.OneLine(strings.ToValidUTF8(s, "\uFFFD"))
-	if s == "" {
-		return "(nothing)"
-	}
-	return text.ClipBytes(s, 200)
 }
 
 // capped keeps what is written to it up to max bytes; past that it fails

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -174,5 +176,49 @@ func TestRunCancelKillsTheProgram(t *testing.T) {
 	if err := syscall.Kill(p, 0); !errors.Is(err, syscall.ESRCH) {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 		t.Errorf("the program (pid %d) still exists after Run returned: %v", p, err)
+	}
+}
+
+// TestRunWhileThreadsEnd: a program is not killed when a thread of this
+// process other than its waiter ends. Linux sends the parent-death signal
+// when the thread that started the program ends, and git-uwf ends threads
+// (agentkit runs each agent on a goroutine that ends locked to its
+// thread); the goroutines below do the same all along.
+func TestRunWhileThreadsEnd(t *testing.T) {
+	prog := program(t, `cat >/dev/null; sleep 0.2; echo '{"content":"ok"}'`)
+	stop := make(chan struct{})
+	var churn sync.WaitGroup
+	churn.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ended := make(chan struct{})
+			go func() {
+				runtime.LockOSThread() // and end locked: the thread ends
+				close(ended)
+			}()
+			<-ended
+		}
+	})
+	defer churn.Wait()
+	defer close(stop)
+
+	errs := make(chan error, 40)
+	var runs sync.WaitGroup
+	for range cap(errs) {
+		runs.Go(func() {
+			_, err := llmwire.Run(t.Context(), prog, chat, "")
+			errs <- err
+		})
+	}
+	runs.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
 	}
 }

@@ -58,3 +58,15 @@ func FirstLine(s string, max int) string {
 	}
 	return Clip(s, max)
 }
+
+// Excerpt returns the start of s for a message that quotes it: invalid
+// UTF-8 replaced with U+FFFD, on one line as OneLine puts it, and cut to
+// at most 200 bytes as ClipBytes cuts. When nothing of s is left, it
+// returns empty, which says so in the caller's words.
+func Excerpt(s, empty string) string {
+	s = OneLine(strings.ToValidUTF8(s, "\uFFFD"))
+	if s == "" {
+		return empty
+	}
+	return ClipBytes(s, 200)
+}

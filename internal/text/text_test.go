@@ -85,3 +85,25 @@ func TestFirstLine(t *testing.T) {
 		}
 	}
 }
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("é", 150) // 300 bytes
+	tests := []struct {
+		in, want string
+	}{
+		{"", "(none)"},
+		{" \n\t\x00 ", "(none)"},
+		{"HTTP 502\n\n<html>\r\n bad gateway</html>\n", "HTTP 502 <html> bad gateway</html>"},
+		{"bad \xff byte", "bad \uFFFD byte"},
+		{long, strings.Repeat("é", 98) + Ellipsis}, // 196 + 3 bytes: the 99th é would pass 200
+	}
+	for _, tt := range tests {
+		got := Excerpt(tt.in, "(none)")
+		if got != tt.want {
+			t.Errorf("Excerpt(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if len(got) > 200 || !utf8.ValidString(got) || strings.ContainsAny(got, "\n\r") {
+			t.Errorf("Excerpt(%q) = %q: %d bytes, valid %v", tt.in, got, len(got), utf8.ValidString(got))
+		}
+	}
+}

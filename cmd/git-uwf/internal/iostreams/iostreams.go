@@ -29,16 +29,20 @@ type IOStreams struct {
 
 // System returns streams wrapping os.Stdin, os.Stdout and os.Stderr.
 // Whether a stream is a terminal is found out the first time it is asked,
-// once; a command that never asks costs no system calls. Colour is disabled when the NO_COLOR
-// environment variable is set to a non-empty value.
+// once; a command that never asks costs no system calls. Colour is
+// disabled when the NO_COLOR environment variable is set to a non-empty
+// value.
 func System() *IOStreams {
+	// The files wrapped now, not whatever os.Stdin and the others hold
+	// when first asked.
+	in, out, errOut := os.Stdin, os.Stdout, os.Stderr
 	return &IOStreams{
-		In:        os.Stdin,
-		Out:       os.Stdout,
-		ErrOut:    os.Stderr,
-		stdinTTY:  sync.OnceValue(func() bool { return isTerminal(os.Stdin) }),
-		stdoutTTY: sync.OnceValue(func() bool { return isTerminal(os.Stdout) }),
-		stderrTTY: sync.OnceValue(func() bool { return isTerminal(os.Stderr) }),
+		In:        in,
+		Out:       out,
+		ErrOut:    errOut,
+		stdinTTY:  sync.OnceValue(func() bool { return isTerminal(in) }),
+		stdoutTTY: sync.OnceValue(func() bool { return isTerminal(out) }),
+		stderrTTY: sync.OnceValue(func() bool { return isTerminal(errOut) }),
 		noColor:   os.Getenv("NO_COLOR") != "",
 		now:       time.Now,
 		tick:      100 * time.Millisecond,

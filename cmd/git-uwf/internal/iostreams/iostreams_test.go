@@ -2,6 +2,7 @@ package iostreams
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -108,5 +109,48 @@ func TestSystem(t *testing.T) {
 	ios.SetStdoutTTY(!found)
 	if ios.IsStdoutTTY() != !found {
 		t.Errorf("IsStdoutTTY = %v after SetStdoutTTY(%v)", found, !found)
+	}
+}
+
+// TestSystemAsksEachStream: each Is…TTY of System answers for the file
+// System wrapped as that stream, even when first asked after os.Stdin and
+// the others have changed. One stream at a time is a character device
+// other than the null device (what isTerminal takes for a terminal), the
+// others regular files, so that a check that asked another stream, or
+// another file, answers wrong.
+func TestSystemAsksEachStream(t *testing.T) {
+	const device = "/dev/zero"
+	fi, err := os.Stat(device)
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Skipf("no character device %s", device)
+	}
+	open := func(name string) *os.File {
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	stdin, stdout, stderr := os.Stdin, os.Stdout, os.Stderr
+	defer func() { os.Stdin, os.Stdout, os.Stderr = stdin, stdout, stderr }()
+	for _, terminal := range []string{"stdin", "stdout", "stderr"} {
+		streams := map[string]*os.File{}
+		for _, name := range []string{"stdin", "stdout", "stderr"} {
+			if name == terminal {
+				streams[name] = open(device)
+			} else {
+				streams[name] = open(filepath.Join(t.TempDir(), name))
+			}
+		}
+		os.Stdin, os.Stdout, os.Stderr = streams["stdin"], streams["stdout"], streams["stderr"]
+		ios := System()
+		os.Stdin, os.Stdout, os.Stderr = stdin, stdout, stderr
+		got := map[string]bool{"stdin": ios.IsStdinTTY(), "stdout": ios.IsStdoutTTY(), "stderr": ios.IsStderrTTY()}
+		for name, is := range got {
+			if want := name == terminal; is != want {
+				t.Errorf("with %s a terminal, %s is one: %v, want %v", terminal, name, is, want)
+			}
+		}
 	}
 }
