@@ -142,7 +142,11 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	setParentDeathSignal(cmd.SysProcAttr)
-	cmd.WaitDelay = time.Second
+	// Time for the pipes to drain once the program has exited (or was
+	// killed): a loaded machine can take more than a second to copy a
+	// finished reply, and only a child the program left behind holding
+	// the pipes needs the bound at all.
+	cmd.WaitDelay = 5 * time.Second
 	err = runLocked(cmd)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return Reply{}, &NotInstalledError{Path: program}
