@@ -25,6 +25,9 @@ import (
 type objectAsker interface {
 	// AskEach queues names and calls each on every answer, in order, on
 	// another goroutine; the Pending's Wait returns once all are handled.
+	// An answer's Data is each's only while it runs (each parses it or
+	// copies what it keeps), and its OID may be left empty (the names say
+	// which objects were asked for).
 	AskEach(names []string, each func(i int, o gitrepo.Object)) pendingObjects
 	Close() error
 }
@@ -141,7 +144,10 @@ func (p *inProcess) run() {
 
 // read answers one name as git cat-file would: the object, or Missing
 // when it cannot be read here (the thread then takes the usual path,
-// which words the error).
+// which words the error). Its Data is in the reader's scratch buffer,
+// good until the next read, and its OID is left empty: every object the
+// batch reads is parsed by each, which copies what it keeps, so neither
+// needs an allocation per object.
 func (p *inProcess) read(name string) gitrepo.Object {
 	missing := gitrepo.Object{Name: name, Missing: true}
 	oid, path, hasPath := strings.Cut(name, ":")
@@ -152,7 +158,7 @@ func (p *inProcess) read(name string) gitrepo.Object {
 	if _, err := hex.Decode(h[:], []byte(oid)); err != nil {
 		return missing
 	}
-	typ, data, err := p.or.Read(h)
+	typ, data, err := p.or.ReadScratch(h)
 	if err != nil {
 		return missing
 	}
@@ -163,7 +169,7 @@ func (p *inProcess) read(name string) gitrepo.Object {
 			if !hashField(line, "tree ", &h) {
 				return missing
 			}
-			if typ, data, err = p.or.Read(h); err != nil {
+			if typ, data, err = p.or.ReadScratch(h); err != nil {
 				return missing
 			}
 		}
@@ -175,12 +181,12 @@ func (p *inProcess) read(name string) gitrepo.Object {
 			if h, ok = rawTreeEntry(data, part); !ok {
 				return missing
 			}
-			if typ, data, err = p.or.Read(h); err != nil {
+			if typ, data, err = p.or.ReadScratch(h); err != nil {
 				return missing
 			}
 		}
 	}
-	return gitrepo.Object{Name: name, OID: h.String(), Type: typ.String(), Data: data}
+	return gitrepo.Object{Name: name, Type: typ.String(), Data: data}
 }
 
 // rawTreeEntry finds the entry called name in a tree object ("<octal mode>

@@ -73,6 +73,7 @@ type ObjectReader struct {
 	bases   entryCache
 	sha     hash.Hash // reused between objects
 	head    []byte    // the header hashed before an object's content
+	sum     []byte    // the hash of the last object
 	tmp     [4]byte   // read into without an allocation each
 
 	// The pack of the last object read: a walk reads from one pack
@@ -500,9 +501,8 @@ func (r *ObjectReader) hashObject(typ gitobj.ObjectType, data []byte) gitobj.Has
 	r.head = append(strconv.AppendInt(append(append(r.head[:0], typ.String()...), ' '), int64(len(data)), 10), 0)
 	_, _ = r.sha.Write(r.head)
 	_, _ = r.sha.Write(data)
-	var id gitobj.Hash
-	r.sha.Sum(id[:0])
-	return id
+	r.sum = r.sha.Sum(r.sum[:0]) // into a reused slice: Sum(id[:0]) would put id on the heap
+	return gitobj.Hash(r.sum)
 }
 
 // entryCache keeps the objects an ObjectReader resolved from pack entries, by
