@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,8 +88,8 @@ type ObjectReader struct {
 	scratch   []byte
 	toScratch bool
 
-	windows    map[packWindow]struct{} // read from since the pages were let go
-	maxWindows int                     // maxWindows; tests lower it
+	windows    []packWindow // read from since the pages were let go, each once
+	maxWindows int          // maxWindows; tests lower it
 }
 
 // packWindow is a window of pack data, of windowSize bytes.
@@ -125,7 +126,7 @@ func (s *Store) ObjectReader() (*ObjectReader, bool) {
 }
 
 func newObjectReader(objectsDir string, packs *packIndexes, limit int64) *ObjectReader {
-	return &ObjectReader{objects: objectsDir, packs: packs, limit: limit, windows: map[packWindow]struct{}{}, maxWindows: maxWindows}
+	return &ObjectReader{objects: objectsDir, packs: packs, limit: limit, windows: make([]packWindow, 0, maxWindows), maxWindows: maxWindows}
 }
 
 // Another returns a new reader of the same object database, sharing r's
@@ -208,18 +209,21 @@ func (r *ObjectReader) touched(f *packFile, off int64) {
 	if f.mapped == nil {
 		return
 	}
-	r.windows[packWindow{f, off / windowSize}] = struct{}{}
-	if len(r.windows) < r.maxWindows {
+	// A list, not a map: it holds a few windows, and the search is cheaper
+	// than a map's hashing on every object read.
+	w := packWindow{f, off / windowSize}
+	if slices.Contains(r.windows, w) {
 		return
 	}
-	dropped := map[*packFile]bool{}
-	for w := range r.windows {
-		if !dropped[w.pack] {
-			dropped[w.pack] = true
+	if r.windows = append(r.windows, w); len(r.windows) < r.maxWindows {
+		return
+	}
+	for i, w := range r.windows {
+		if !slices.ContainsFunc(r.windows[:i], func(d packWindow) bool { return d.pack == w.pack }) {
 			mmapfile.DropPages(w.pack.mapped)
 		}
 	}
-	clear(r.windows)
+	r.windows = r.windows[:0]
 }
 
 // entry decodes the pack entry at off, as readPackEntry does, reading
