@@ -215,7 +215,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 // with a head.
 func askCommits(b objectAsker, f *flight, keys map[ThreadID]cacheKey) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
-	names := newNameList(len(f.chunk), 0)
+	names := newNameList(len(f.chunk))
 	for i, id := range f.chunk {
 		k := keys[id]
 		if k.head.IsZero() {
@@ -225,7 +225,7 @@ func askCommits(b objectAsker, f *flight, keys map[ThreadID]cacheKey) {
 		names.add(k.head, "")
 	}
 	f.commitsRead = make([]parsedCommit, len(f.reads))
-	f.commits = b.AskEach(names.strings(), func(i int, o gitrepo.Object) {
+	f.commits = b.AskEach(names, func(i int, o gitrepo.Object) {
 		c, ok := parseCommit(o)
 		f.commitsRead[i] = parsedCommit{c, ok}
 	})
@@ -238,7 +238,7 @@ func askTrees(b objectAsker, f *flight, starts *startCommits) {
 		f.err = err
 		return
 	}
-	names := newNameList(len(f.reads), 0)
+	names := newNameList(len(f.reads))
 	for i, h := range f.reads {
 		c, ok := f.commitsRead[i].c, f.commitsRead[i].ok
 		if !ok || !c.thread {
@@ -254,8 +254,8 @@ func askTrees(b objectAsker, f *flight, starts *startCommits) {
 		}
 	}
 	f.commitsRead = nil
-	f.treesRead = make([]parsedTree, len(names.ends))
-	f.trees = b.AskEach(names.strings(), func(i int, o gitrepo.Object) {
+	f.treesRead = make([]parsedTree, names.len())
+	f.trees = b.AskEach(names, func(i int, o gitrepo.Object) {
 		root, ok := parseRootTree(o)
 		f.treesRead[i] = parsedTree{root, ok}
 	})
@@ -284,12 +284,12 @@ func askParents(b objectAsker, f *flight) {
 	if len(f.walking) == 0 {
 		return
 	}
-	names := newNameList(len(f.walking), 0)
+	names := newNameList(len(f.walking))
 	for _, h := range f.walking {
 		names.add(h.at, "")
 	}
 	f.parentsRead = make([]parsedCommit, len(f.walking))
-	f.parents = b.AskEach(names.strings(), func(i int, o gitrepo.Object) {
+	f.parents = b.AskEach(names, func(i int, o gitrepo.Object) {
 		c, ok := parseCommit(o)
 		f.parentsRead[i] = parsedCommit{c, ok}
 	})
@@ -336,7 +336,7 @@ func askNodes(b objectAsker, f *flight) {
 		return
 	}
 	trees := f.treesRead
-	names := newNameList(2*len(f.reads), 0)
+	names := newNameList(2 * len(f.reads))
 	for _, h := range f.reads {
 		if h.id == "" {
 			continue
@@ -354,8 +354,8 @@ func askNodes(b objectAsker, f *flight) {
 		}
 	}
 	f.treesRead = nil
-	f.nodesRead = make([]decodedNode, len(names.ends))
-	f.nodes = b.AskEach(names.strings(), func(i int, o gitrepo.Object) { f.nodesRead[i] = decodeNodeObject(o) })
+	f.nodesRead = make([]decodedNode, names.len())
+	f.nodes = b.AskEach(names, func(i int, o gitrepo.Object) { f.nodesRead[i] = decodeNodeObject(o) })
 }
 
 // decodeHeads reads and decodes f's nodes, routes the threads that need
@@ -393,13 +393,13 @@ func (r *Repo) decodeHeads(ctx context.Context, b objectAsker, f *flight) {
 		}
 		h.finish(r, moderator.RouteContext{Start: moderator.StartView{Workflow: h.t.Workflow.Name, Prompt: h.t.Start.Prompt}})
 	}
-	names := newNameList(len(f.steps), 1+objects.AliasLen)
+	names := newNameList(len(f.steps))
 	for _, h := range f.steps {
-		names.add(h.root.nodes, ":"+string(h.t.Head.Step.Output))
+		names.add(h.root.nodes, string(h.t.Head.Step.Output))
 	}
 	f.nodesRead = nil
 	f.outsRead = make([]decodedOutput, len(f.steps))
-	f.outs = b.AskEach(names.strings(), func(i int, o gitrepo.Object) { f.outsRead[i] = decodeOutputObject(o) })
+	f.outs = b.AskEach(names, func(i int, o gitrepo.Object) { f.outsRead[i] = decodeOutputObject(o) })
 }
 
 // settle reads f's outputs, routes the step heads and hands every summary
@@ -494,30 +494,59 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, node, startNode deco
 	return true
 }
 
-// nameList builds the names of one Ask in one buffer, rather than a
-// string per name.
+// nameList names the objects of one ask: each by its oid, and some by a
+// path in that tree or commit's tree ("<oid>:<path>" to git cat-file).
+// The in-process reader takes the oids as they are; names are formatted
+// only for a cat-file process.
 type nameList struct {
-	buf  []byte
-	ends []int
+	oids  []gitobj.Hash
+	paths []string // "" for the object itself; nil until a path is added
 }
 
-// newNameList makes room for n names with suffixes of about suffix bytes.
-func newNameList(n, suffix int) nameList {
-	return nameList{buf: make([]byte, 0, n*(2*len(gitobj.Hash{})+suffix)), ends: make([]int, 0, n)}
+// newNameList makes room for n names.
+func newNameList(n int) nameList {
+	return nameList{oids: make([]gitobj.Hash, 0, n)}
 }
 
-// add appends the hex of h followed by suffix.
-func (l *nameList) add(h gitobj.Hash, suffix string) {
-	l.buf = hex.AppendEncode(l.buf, h[:])
-	l.buf = append(l.buf, suffix...)
-	l.ends = append(l.ends, len(l.buf))
+// add appends h, or the object at path in tree (or commit) h when path is
+// not "".
+func (l *nameList) add(h gitobj.Hash, path string) {
+	if path != "" && l.paths == nil {
+		l.paths = make([]string, len(l.oids), cap(l.oids))
+	}
+	l.oids = append(l.oids, h)
+	if l.paths != nil {
+		l.paths = append(l.paths, path)
+	}
 }
 
+func (l *nameList) len() int { return len(l.oids) }
+
+// path returns the path of the i'th name, "" when it names its oid's
+// object.
+func (l *nameList) path(i int) string {
+	if l.paths == nil {
+		return ""
+	}
+	return l.paths[i]
+}
+
+// strings formats the names as git cat-file reads them, in one buffer
+// rather than a string per name.
 func (l *nameList) strings() []string {
-	all := string(l.buf)
-	out := make([]string, len(l.ends))
+	var buf []byte
+	ends := make([]int, len(l.oids))
+	for i, h := range l.oids {
+		buf = hex.AppendEncode(buf, h[:])
+		if p := l.path(i); p != "" {
+			buf = append(append(buf, ':'), p...)
+		}
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	out := make([]string, len(ends))
 	start := 0
-	for i, end := range l.ends {
+	for i, end := range ends {
 		out[i], start = all[start:end], end
 	}
 	return out

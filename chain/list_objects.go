@@ -3,7 +3,6 @@ package chain
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,15 +16,18 @@ import (
 // Where the list batch (list_batch.go) reads its objects: in this process
 // (objects.ObjectReader) when the object database is one git-uwf can read
 // whole, through `git cat-file` processes otherwise. Both answer the same
-// names ("<oid>" or "<tree oid>:<path>") with the same gitrepo.Objects, in
-// order, on a goroutine of their own, so the batch's stages overlap with
+// names (an oid, or a path in a tree or commit) with the same
+// gitrepo.Objects, in order, on a goroutine of their own, so the batch's stages overlap with
 // the reading either way.
 
 // objectAsker reads objects for the list batch.
 type objectAsker interface {
 	// AskEach queues names and calls each on every answer, in order, on
 	// another goroutine; the Pending's Wait returns once all are handled.
-	AskEach(names []string, each func(i int, o gitrepo.Object)) pendingObjects
+	// An answer's Data is each's only while it runs (each parses it or
+	// copies what it keeps), and its Name and OID may be left empty (the
+	// names say which objects were asked for).
+	AskEach(names nameList, each func(i int, o gitrepo.Object)) pendingObjects
 	Close() error
 }
 
@@ -38,8 +40,8 @@ type pendingObjects interface {
 // catFile is an objectAsker that is a `git cat-file` process.
 type catFile struct{ b *gitrepo.Batch }
 
-func (c catFile) AskEach(names []string, each func(int, gitrepo.Object)) pendingObjects {
-	return c.b.AskEach(names, each)
+func (c catFile) AskEach(names nameList, each func(int, gitrepo.Object)) pendingObjects {
+	return c.b.AskEach(names.strings(), each)
 }
 
 func (c catFile) Close() error { return c.b.Close() }
@@ -96,7 +98,7 @@ type inProcess struct {
 }
 
 type inProcessAsk struct {
-	names []string
+	names nameList
 	each  func(int, gitrepo.Object)
 	err   error
 	ready chan struct{}
@@ -113,7 +115,7 @@ func newInProcess(ctx context.Context, or *objects.ObjectReader) *inProcess {
 	return p
 }
 
-func (p *inProcess) AskEach(names []string, each func(int, gitrepo.Object)) pendingObjects {
+func (p *inProcess) AskEach(names nameList, each func(int, gitrepo.Object)) pendingObjects {
 	a := &inProcessAsk{names: names, each: each, ready: make(chan struct{})}
 	p.asks <- a
 	return a
@@ -129,41 +131,37 @@ func (p *inProcess) Close() error {
 func (p *inProcess) run() {
 	defer close(p.ended)
 	for a := range p.asks {
-		for i, name := range a.names {
+		for i, h := range a.names.oids {
 			if a.err = p.ctx.Err(); a.err != nil {
 				break
 			}
-			a.each(i, p.read(name))
+			a.each(i, p.read(h, a.names.path(i)))
 		}
 		close(a.ready)
 	}
 }
 
-// read answers one name as git cat-file would: the object, or Missing
-// when it cannot be read here (the thread then takes the usual path,
-// which words the error).
-func (p *inProcess) read(name string) gitrepo.Object {
-	missing := gitrepo.Object{Name: name, Missing: true}
-	oid, path, hasPath := strings.Cut(name, ":")
-	var h gitobj.Hash
-	if len(oid) != 2*len(h) {
-		return missing
-	}
-	if _, err := hex.Decode(h[:], []byte(oid)); err != nil {
-		return missing
-	}
-	typ, data, err := p.or.Read(h)
+// read answers one name, object h or the object at path in tree (or
+// commit) h, as git cat-file would: the object, or Missing when it cannot
+// be read here (the thread then takes the usual path, which words the
+// error). Its Data is in the reader's scratch buffer, good until the next
+// read, and its Name and OID are left empty: every object the batch reads
+// is parsed by each, which copies what it keeps, so none needs an
+// allocation per object.
+func (p *inProcess) read(h gitobj.Hash, path string) gitrepo.Object {
+	missing := gitrepo.Object{Missing: true}
+	typ, data, err := p.or.ReadScratch(h)
 	if err != nil {
 		return missing
 	}
-	if hasPath {
+	if path != "" {
 		if typ == gitobj.CommitObject {
 			// <commit>:<path> is a path in the commit's tree.
 			line, _, _ := bytes.Cut(data, []byte{'\n'})
 			if !hashField(line, "tree ", &h) {
 				return missing
 			}
-			if typ, data, err = p.or.Read(h); err != nil {
+			if typ, data, err = p.or.ReadScratch(h); err != nil {
 				return missing
 			}
 		}
@@ -175,12 +173,12 @@ func (p *inProcess) read(name string) gitrepo.Object {
 			if h, ok = rawTreeEntry(data, part); !ok {
 				return missing
 			}
-			if typ, data, err = p.or.Read(h); err != nil {
+			if typ, data, err = p.or.ReadScratch(h); err != nil {
 				return missing
 			}
 		}
 	}
-	return gitrepo.Object{Name: name, OID: h.String(), Type: typ.String(), Data: data}
+	return gitrepo.Object{Type: typ.String(), Data: data}
 }
 
 // rawTreeEntry finds the entry called name in a tree object ("<octal mode>

