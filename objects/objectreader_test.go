@@ -47,22 +47,28 @@ func TestObjectReaderMatchesGoGit(t *testing.T) {
 		return gitDir, oids
 	}
 	tests := []struct {
-		name       string
-		setup      func(t *testing.T) (string, []gitobj.Hash)
-		maxWindows int
+		name   string
+		setup  func(t *testing.T) (string, []gitobj.Hash)
+		window int
 	}{
-		{"offset deltas", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, maxWindows},
-		{"offset deltas, pages let go after every read", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, 1},
+		{"offset deltas", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, windowSize},
+		// Reads of a few bytes: most entries cross the end of what one
+		// read holds, and are read again from a longer stretch.
+		{"offset deltas, entries across reads", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, 7},
+		{"offset deltas, a byte a read", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, 1},
 		{"deltas naming their base by id", func(t *testing.T) (string, []gitobj.Hash) {
 			return historyRepo(t, "-c", "repack.useDeltaBaseOffset=false")
-		}, maxWindows},
-		{"loose objects", loose, maxWindows},
+		}, windowSize},
+		{"deltas naming their base by id, entries across reads", func(t *testing.T) (string, []gitobj.Hash) {
+			return historyRepo(t, "-c", "repack.useDeltaBaseOffset=false")
+		}, 13},
+		{"loose objects", loose, windowSize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gitDir, oids := tt.setup(t)
 			r := objectReader(t, gitDir)
-			r.maxWindows = tt.maxWindows
+			r.window = tt.window
 			types := map[gitobj.ObjectType]int{}
 			for round := range 2 {
 				for _, h := range oids {
@@ -278,5 +284,62 @@ func TestEntryCacheBounded(t *testing.T) {
 	c.put("a.pack", 9, gitobj.BlobObject, make([]byte, entryCacheObject+1))
 	if _, _, ok := c.get("a.pack", 9); ok {
 		t.Fatal("an object over entryCacheObject was kept")
+	}
+}
+
+// TestObjectReaderDamagedPack reads every object of a pack cut short or
+// overwritten in its middle, with reads of a window and of a few bytes:
+// each read gives the object's true content or an error, and the objects
+// in the damaged part give errors.
+func TestObjectReaderDamagedPack(t *testing.T) {
+	damages := []struct {
+		name   string
+		damage func(b []byte) []byte
+	}{
+		{"cut short", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"overwritten", func(b []byte) []byte {
+			copy(b[len(b)/3:2*len(b)/3], bytes.Repeat([]byte{0x5a}, len(b)))
+			return b
+		}},
+	}
+	for _, d := range damages {
+		for _, window := range []int{windowSize, 7} {
+			t.Run(fmt.Sprintf("%s, window %d", d.name, window), func(t *testing.T) {
+				gitDir, oids := historyRepo(t)
+				want := map[gitobj.Hash][]byte{}
+				for _, h := range oids {
+					_, want[h] = goGitObject(t, gitDir, h)
+				}
+				packs, err := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack"))
+				if err != nil || len(packs) != 1 {
+					t.Fatalf("packs: %v, %v; want one", packs, err)
+				}
+				b, err := os.ReadFile(packs[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(packs[0], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(packs[0], d.damage(b), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r := objectReader(t, gitDir)
+				r.window = window
+				failed := 0
+				for _, h := range oids {
+					_, data, err := r.Read(h)
+					switch {
+					case err != nil:
+						failed++
+					case !bytes.Equal(data, want[h]):
+						t.Fatalf("Read(%s) from a damaged pack: wrong content, no error", h)
+					}
+				}
+				if failed == 0 {
+					t.Fatal("no read from the damaged pack failed")
+				}
+			})
+		}
 	}
 }
