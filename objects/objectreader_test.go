@@ -343,3 +343,73 @@ func TestObjectReaderDamagedPack(t *testing.T) {
 		}
 	}
 }
+
+// packEntryBytes encodes a pack entry of type typ: its header (type and
+// inflated size), base (an offset-delta's encoded base offset, or
+// nothing) and content compressed.
+func packEntryBytes(t testing.TB, typ gitobj.ObjectType, base, content []byte) []byte {
+	t.Helper()
+	n := len(content)
+	head := []byte{byte(typ)<<4 | byte(n&15)}
+	for n >>= 4; n > 0; n >>= 7 {
+		head[len(head)-1] |= 0x80
+		head = append(head, byte(n&0x7f))
+	}
+	return append(append(head, base...), zlibBytes(t, content)...)
+}
+
+// FuzzEntryWindows decodes the entry at an offset of arbitrary pack data
+// with windows of a few bytes and from a view of the whole pack: the two
+// reads agree, error or content.
+func FuzzEntryWindows(f *testing.F) {
+	base := bytes.Repeat([]byte("a base of some length\n"), 20)
+	blob := packEntryBytes(f, gitobj.BlobObject, nil, base)
+	// A delta on the blob: copy its first 40 bytes, insert "new".
+	delta := append(appendVarint(nil, len(base)), append(appendVarint(nil, 43), 0x90, 40, 3, 'n', 'e', 'w')...)
+	pack := append(append([]byte("PACK\x00\x00\x00\x02\x00\x00\x00\x02"), blob...), packEntryBytes(f, gitobj.OFSDeltaObject, []byte{byte(len(blob))}, delta)...)
+	f.Add(pack, uint16(12), uint8(3))
+	f.Add(pack, uint16(12+len(blob)), uint8(5))
+	f.Add(pack, uint16(12+len(blob)), uint8(200))
+	f.Add(pack[:len(pack)-6], uint16(12+len(blob)), uint8(1))
+	f.Fuzz(func(t *testing.T, pack []byte, off uint16, window uint8) {
+		if len(pack) == 0 {
+			return
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "p.pack")
+		if err := os.WriteFile(path, pack, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		pf := &packFile{f: file}
+		at := int64(off) % int64(len(pack))
+		// whole: the reader's view holds all the pack, as if read at once.
+		read := func(window int, whole bool) (gitobj.ObjectType, []byte, error) {
+			r := newObjectReader(dir, &packIndexes{dir: dir}, 1<<16)
+			r.window = window
+			if whole {
+				r.view = packView{pack: pf, data: bytes.Clone(pack), end: true}
+			}
+			return r.entry(pf, path, at, filepath.Join(dir, "p.idx")) // no index: a delta by id fails
+		}
+		wantType, want, wantErr := read(windowSize, true)
+		gotType, got, err := read(int(window)+1, false)
+		if (err == nil) != (wantErr == nil) || gotType != wantType || !bytes.Equal(got, want) {
+			t.Fatalf("entry at %d, window %d: %s of %d bytes, error %v; one window: %s of %d bytes, error %v",
+				at, window+1, gotType, len(got), err, wantType, len(want), wantErr)
+		}
+	})
+}
+
+// appendVarint appends n as a delta's sizes are encoded: seven bits a
+// byte, least significant first.
+func appendVarint(b []byte, n int) []byte {
+	for ; n >= 0x80; n >>= 7 {
+		b = append(b, byte(n&0x7f|0x80))
+	}
+	return append(b, byte(n))
+}
