@@ -59,7 +59,7 @@ import (
 // SHA-1 of every object stay this reader's own.
 //
 // An ObjectReader is not safe for concurrent use: each goroutine gets its
-// own (Another), and they share the pack indexes and mappings, which are.
+// own (Another), and they share the pack indexes and open pack files, which are.
 type ObjectReader struct {
 	objects string // <git dir>/objects
 	packs   *packIndexes
@@ -136,7 +136,7 @@ func newObjectReader(objectsDir string, packs *packIndexes, limit int64) *Object
 }
 
 // Another returns a new reader of the same object database, sharing r's
-// pack indexes and mappings: one for another goroutine.
+// pack indexes and open pack files: one for another goroutine.
 func (r *ObjectReader) Another() *ObjectReader {
 	n := newObjectReader(r.objects, r.packs, r.limit)
 	n.window = r.window
