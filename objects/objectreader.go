@@ -1,7 +1,6 @@
 package objects
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
@@ -13,12 +12,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
-	"github.com/git-uwf/git-uwf/internal/mmapfile"
 	"github.com/klauspost/compress/flate"
 )
 
@@ -27,7 +24,7 @@ import (
 // chain walk reads about five per thread commit, a cold thread listing
 // about three per thread), which would otherwise ask a `git cat-file`
 // process for each. A packed object is found by a binary search of its
-// pack's index (packidx.go) and inflated from the mapped pack, its delta
+// pack's index (packidx.go) and inflated from the pack, its delta
 // chain followed through a small cache of resolved entries (1 MiB per
 // reader: the list runs two under a tight heap limit); a loose
 // object is inflated from its file.
@@ -46,13 +43,13 @@ import (
 // over its size limit, a damaged entry): callers then read the object
 // another way, through the object database or git itself.
 //
-// The packs are mapped into memory, and the pages read count towards the
-// process's resident memory until the system reclaims them: reading most
-// of a large pack would cost as much memory as the pack. The reader keeps
-// count of the windows of the packs it read from (the system maps about
-// 64 KiB around each page it faults in) and lets go of the mapped pages
-// when they pass maxWindows. The pages stay in the page cache: a read of
-// them after that costs a minor fault.
+// The packs are read with pread, a window of 64 KiB at a time, into a
+// buffer each reader reuses, not through their mapping: on a virtual
+// machine a page fault costs more than a 64 KiB pread, and a listing
+// faulted its pack's pages in again and again once it let go of them (as
+// it must, or reading most of a large pack costs as much memory as the
+// pack). An entry that runs past the end of a window is read again with
+// more after it.
 //
 // The zlib streams are inflated with github.com/klauspost/compress/flate,
 // whose decoder reads a bytes.Reader without an interface call per byte:
@@ -62,7 +59,7 @@ import (
 // SHA-1 of every object stay this reader's own.
 //
 // An ObjectReader is not safe for concurrent use: each goroutine gets its
-// own (Another), and they share the pack indexes and mappings, which are.
+// own (Another), and they share the pack indexes and open pack files, which are.
 type ObjectReader struct {
 	objects string // <git dir>/objects
 	packs   *packIndexes
@@ -70,7 +67,6 @@ type ObjectReader struct {
 	fr      io.ReadCloser // reused between inflates: a new one costs a 32 KiB window
 	adler   hash.Hash32   // for loose objects, whose header is checksummed too
 	br      bytes.Reader
-	fbr     *bufio.Reader // for packs read with pread
 	bases   entryCache
 	sha     hash.Hash // reused between objects
 	head    []byte    // the header hashed before an object's content
@@ -88,20 +84,30 @@ type ObjectReader struct {
 	scratch   []byte
 	toScratch bool
 
-	windows    []packWindow // read from since the pages were let go, each once
-	maxWindows int          // maxWindows; tests lower it
+	view   packView // the stretch of pack last read with pread
+	window int      // how much of a pack a pread reads at least; tests lower it
 }
 
-// packWindow is a window of pack data, of windowSize bytes.
-type packWindow struct {
+// packView is a stretch of one pack, read into a buffer the reader
+// reuses.
+type packView struct {
 	pack *packFile
-	at   int64 // offset / windowSize
+	at   int64  // the offset of data[0] in the pack
+	data []byte // what the last pread read
+	end  bool   // data runs to the end of the pack
 }
 
 const (
+	// windowSize is how much of a pack one pread reads at least: a few
+	// hundred of the small objects a listing reads, which mostly lie in
+	// pack order.
 	windowSize = 64 << 10
-	// maxWindows bounds the pack data one reader keeps mapped in: 1 MiB.
-	maxWindows = 16
+	// keepView bounds the buffer a reader keeps between reads: a larger
+	// one, read for a large object, is let go after it.
+	keepView = 4 * windowSize
+	// entryGuess: a pread reads at least windowSize/entryGuess bytes from
+	// the entry asked for on, most entries' length.
+	entryGuess = 16
 )
 
 // NewObjectReader returns a reader of the object database in objectsDir
@@ -126,14 +132,14 @@ func (s *Store) ObjectReader() (*ObjectReader, bool) {
 }
 
 func newObjectReader(objectsDir string, packs *packIndexes, limit int64) *ObjectReader {
-	return &ObjectReader{objects: objectsDir, packs: packs, limit: limit, windows: make([]packWindow, 0, maxWindows), maxWindows: maxWindows}
+	return &ObjectReader{objects: objectsDir, packs: packs, limit: limit, window: windowSize}
 }
 
 // Another returns a new reader of the same object database, sharing r's
-// pack indexes and mappings: one for another goroutine.
+// pack indexes and open pack files: one for another goroutine.
 func (r *ObjectReader) Another() *ObjectReader {
 	n := newObjectReader(r.objects, r.packs, r.limit)
-	n.maxWindows = r.maxWindows
+	n.window = r.window
 	return n
 }
 
@@ -201,37 +207,13 @@ func (r *ObjectReader) packed(h gitobj.Hash) (gitobj.ObjectType, []byte, error) 
 	return typ, data, nil
 }
 
-// touched notes a read at off in f (an object's entry or one of its delta
-// chain's), and lets go of the mapped pages of
-// every pack read from once they may pass maxWindows. Other readers of
-// the same packs then fault the pages in again, from the page cache.
-func (r *ObjectReader) touched(f *packFile, off int64) {
-	if f.mapped == nil {
-		return
-	}
-	// A list, not a map: it holds a few windows, and the search is cheaper
-	// than a map's hashing on every object read.
-	w := packWindow{f, off / windowSize}
-	if slices.Contains(r.windows, w) {
-		return
-	}
-	if r.windows = append(r.windows, w); len(r.windows) < r.maxWindows {
-		return
-	}
-	for i, w := range r.windows {
-		if !slices.ContainsFunc(r.windows[:i], func(d packWindow) bool { return d.pack == w.pack }) {
-			mmapfile.DropPages(w.pack.mapped)
-		}
-	}
-	r.windows = r.windows[:0]
-}
-
 // entry decodes the pack entry at off, as readPackEntry does, reading
-// through the mapping when there is one and keeping what it resolves
-// through deltas in r.bases, so that a chain of deltas sharing bases (a
-// gc'd history of the same tree) inflates each base once. An object read
-// without a delta is not kept: most are, and are read once.
+// the pack through r.view and keeping what it resolves through deltas in
+// r.bases, so that a chain of deltas sharing bases (a gc'd history of the
+// same tree) inflates each base once. An object read without a delta is
+// not kept: most are, and are read once.
 func (r *ObjectReader) entry(f *packFile, pack string, off int64, idx string) (gitobj.ObjectType, []byte, error) {
+	defer r.shrinkView()
 	type step struct {
 		off   int64
 		delta []byte
@@ -249,59 +231,18 @@ func (r *ObjectReader) entry(f *packFile, pack string, off int64, idx string) (g
 			typ, data = t, d
 			break
 		}
-		src, err := r.source(f, off)
+		t, d, next, err := r.entryAt(f, off, idx, len(steps) == 0)
 		if err != nil {
 			return 0, nil, err
 		}
-		t, size, err := entryHeader(src)
-		if err != nil {
-			return 0, nil, err
-		}
-		if size > r.limit {
-			return 0, nil, errTooLarge
-		}
-		if t == gitobj.CommitObject || t == gitobj.TreeObject || t == gitobj.BlobObject || t == gitobj.TagObject {
-			if data, err = r.inflate(src, size, len(steps) == 0); err != nil {
-				return 0, nil, err
-			}
-			typ = t
+		if t != gitobj.OFSDeltaObject && t != gitobj.REFDeltaObject {
+			typ, data = t, d
 			if len(steps) > 0 {
 				r.bases.put(pack, off, typ, data)
 			}
 			break
 		}
-		next := off
-		switch t {
-		case gitobj.OFSDeltaObject:
-			rel, err := deltaBaseOffset(src)
-			if err != nil {
-				return 0, nil, err
-			}
-			if rel <= 0 || rel > off {
-				return 0, nil, errPackEntry
-			}
-			next = off - rel
-		case gitobj.REFDeltaObject:
-			var base gitobj.Hash
-			if _, err := io.ReadFull(src, base[:]); err != nil {
-				return 0, nil, errPackEntry
-			}
-			baseOff, ok, err := r.packs.offsetIn(idx, base)
-			if err != nil {
-				return 0, nil, err
-			}
-			if !ok {
-				return 0, nil, fmt.Errorf("delta base %s not in the same pack: %w", base, errPackEntry)
-			}
-			next = baseOff
-		default:
-			return 0, nil, errPackEntry
-		}
-		delta, err := r.inflate(src, size, false)
-		if err != nil {
-			return 0, nil, err
-		}
-		steps = append(steps, step{off, delta})
+		steps = append(steps, step{off, d})
 		off = next
 	}
 	for i := len(steps) - 1; i >= 0; i-- {
@@ -317,28 +258,118 @@ func (r *ObjectReader) entry(f *packFile, pack string, off int64, idx string) (g
 	return typ, data, nil
 }
 
-// byteSource is what entry headers and zlib streams are read from: a
-// bytes.Reader over a mapped pack, or a bufio.Reader over the file.
+// entryAt decodes the one entry at off in pack f: an object's type and
+// content, or a delta's type, its inflated data and its base's offset.
+// whole says the entry is the object asked for (see inflate).
+//
+// The entry is read from the stretch of the pack in r.view, which may end
+// inside it: an entry that fails to decode from a stretch that stops
+// short of the pack's end is read again with twice as much after off, up
+// to what an object within the size limit can take.
+func (r *ObjectReader) entryAt(f *packFile, off int64, idx string, whole bool) (t gitobj.ObjectType, data []byte, next int64, err error) {
+	for want := int64(r.window/entryGuess + 1); ; want *= 2 {
+		if err := r.see(f, off, want); err != nil {
+			return 0, nil, 0, err
+		}
+		t, data, next, err = r.decodeEntry(off, idx, whole)
+		if err == nil || r.view.end || errors.Is(err, errTooLarge) || want > 2*r.limit+windowSize {
+			return t, data, next, err
+		}
+	}
+}
+
+// decodeEntry decodes the entry at off from r.view, which holds it (see
+// entryAt).
+func (r *ObjectReader) decodeEntry(off int64, idx string, whole bool) (gitobj.ObjectType, []byte, int64, error) {
+	r.br.Reset(r.view.data[off-r.view.at:])
+	src := &r.br
+	t, size, err := entryHeader(src)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	if size > r.limit {
+		return 0, nil, 0, errTooLarge
+	}
+	next := off
+	switch t {
+	case gitobj.CommitObject, gitobj.TreeObject, gitobj.BlobObject, gitobj.TagObject:
+		data, err := r.inflate(src, size, whole)
+		return t, data, 0, err
+	case gitobj.OFSDeltaObject:
+		rel, err := deltaBaseOffset(src)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		if rel <= 0 || rel > off {
+			return 0, nil, 0, errPackEntry
+		}
+		next = off - rel
+	case gitobj.REFDeltaObject:
+		var base gitobj.Hash
+		if _, err := io.ReadFull(src, base[:]); err != nil {
+			return 0, nil, 0, errPackEntry
+		}
+		baseOff, ok, err := r.packs.offsetIn(idx, base)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		if !ok {
+			return 0, nil, 0, fmt.Errorf("delta base %s not in the same pack: %w", base, errPackEntry)
+		}
+		next = baseOff
+	default:
+		return 0, nil, 0, errPackEntry
+	}
+	delta, err := r.inflate(src, size, false)
+	return t, delta, next, err
+}
+
+// see makes r.view hold pack f from off on, want bytes of it or up to the
+// pack's end: from the view it holds when it does, else with a pread of
+// the window (of r.window bytes, aligned) that off is in and the want
+// bytes from off on. A reader goes through a pack's entries in either
+// direction (a listing reads its threads' objects from the end of the
+// pack back), and the aligned window serves both.
+func (r *ObjectReader) see(f *packFile, off, want int64) error {
+	v := &r.view
+	if v.pack == f && off >= v.at && (v.end && off < v.at+int64(len(v.data)) || off+want <= v.at+int64(len(v.data))) {
+		return nil
+	}
+	if off < 0 {
+		return errPackEntry
+	}
+	start := off - off%int64(r.window)
+	size := off - start + want
+	if int64(cap(v.data)) < size {
+		v.data = make([]byte, size)
+	}
+	v.pack = nil // until the read succeeds
+	n, err := f.f.ReadAt(v.data[:size], start)
+	switch {
+	case err == io.EOF && start+int64(n) <= off:
+		return errPackEntry // off is past the end of the pack
+	case err == io.EOF:
+		v.end = true
+	case err != nil:
+		return fmt.Errorf("read pack: %w", err)
+	default:
+		v.end = false
+	}
+	v.pack, v.at, v.data = f, start, v.data[:n]
+	return nil
+}
+
+// shrinkView lets go of a view buffer grown for a large entry.
+func (r *ObjectReader) shrinkView() {
+	if cap(r.view.data) > keepView {
+		r.view = packView{}
+	}
+}
+
+// byteSource is what entry headers and zlib streams are read from.
 type byteSource interface {
 	io.Reader
 	io.ByteReader
-}
-
-// source returns a reader of pack f from off on.
-func (r *ObjectReader) source(f *packFile, off int64) (byteSource, error) {
-	if f.mapped != nil {
-		if off < 0 || off >= int64(len(f.mapped)) {
-			return nil, errPackEntry
-		}
-		r.touched(f, off)
-		r.br.Reset(f.mapped[off:])
-		return &r.br, nil
-	}
-	if r.fbr == nil {
-		r.fbr = bufio.NewReader(nil)
-	}
-	r.fbr.Reset(io.NewSectionReader(f, off, 1<<62-off))
-	return r.fbr, nil
 }
 
 // inflate reads one zlib stream of exactly size bytes from src, to its

@@ -47,22 +47,28 @@ func TestObjectReaderMatchesGoGit(t *testing.T) {
 		return gitDir, oids
 	}
 	tests := []struct {
-		name       string
-		setup      func(t *testing.T) (string, []gitobj.Hash)
-		maxWindows int
+		name   string
+		setup  func(t *testing.T) (string, []gitobj.Hash)
+		window int
 	}{
-		{"offset deltas", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, maxWindows},
-		{"offset deltas, pages let go after every read", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, 1},
+		{"offset deltas", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, windowSize},
+		// Reads of a few bytes: most entries cross the end of what one
+		// read holds, and are read again from a longer stretch.
+		{"offset deltas, entries across reads", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, 7},
+		{"offset deltas, a byte a read", func(t *testing.T) (string, []gitobj.Hash) { return historyRepo(t) }, 1},
 		{"deltas naming their base by id", func(t *testing.T) (string, []gitobj.Hash) {
 			return historyRepo(t, "-c", "repack.useDeltaBaseOffset=false")
-		}, maxWindows},
-		{"loose objects", loose, maxWindows},
+		}, windowSize},
+		{"deltas naming their base by id, entries across reads", func(t *testing.T) (string, []gitobj.Hash) {
+			return historyRepo(t, "-c", "repack.useDeltaBaseOffset=false")
+		}, 13},
+		{"loose objects", loose, windowSize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gitDir, oids := tt.setup(t)
 			r := objectReader(t, gitDir)
-			r.maxWindows = tt.maxWindows
+			r.window = tt.window
 			types := map[gitobj.ObjectType]int{}
 			for round := range 2 {
 				for _, h := range oids {
@@ -279,4 +285,131 @@ func TestEntryCacheBounded(t *testing.T) {
 	if _, _, ok := c.get("a.pack", 9); ok {
 		t.Fatal("an object over entryCacheObject was kept")
 	}
+}
+
+// TestObjectReaderDamagedPack reads every object of a pack cut short or
+// overwritten in its middle, with reads of a window and of a few bytes:
+// each read gives the object's true content or an error, and the objects
+// in the damaged part give errors.
+func TestObjectReaderDamagedPack(t *testing.T) {
+	damages := []struct {
+		name   string
+		damage func(b []byte) []byte
+	}{
+		{"cut short", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"overwritten", func(b []byte) []byte {
+			copy(b[len(b)/3:2*len(b)/3], bytes.Repeat([]byte{0x5a}, len(b)))
+			return b
+		}},
+	}
+	for _, d := range damages {
+		for _, window := range []int{windowSize, 7} {
+			t.Run(fmt.Sprintf("%s, window %d", d.name, window), func(t *testing.T) {
+				gitDir, oids := historyRepo(t)
+				want := map[gitobj.Hash][]byte{}
+				for _, h := range oids {
+					_, want[h] = goGitObject(t, gitDir, h)
+				}
+				packs, err := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack"))
+				if err != nil || len(packs) != 1 {
+					t.Fatalf("packs: %v, %v; want one", packs, err)
+				}
+				b, err := os.ReadFile(packs[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(packs[0], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(packs[0], d.damage(b), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r := objectReader(t, gitDir)
+				r.window = window
+				failed := 0
+				for _, h := range oids {
+					_, data, err := r.Read(h)
+					switch {
+					case err != nil:
+						failed++
+					case !bytes.Equal(data, want[h]):
+						t.Fatalf("Read(%s) from a damaged pack: wrong content, no error", h)
+					}
+				}
+				if failed == 0 {
+					t.Fatal("no read from the damaged pack failed")
+				}
+			})
+		}
+	}
+}
+
+// packEntryBytes encodes a pack entry of type typ: its header (type and
+// inflated size), base (an offset-delta's encoded base offset, or
+// nothing) and content compressed.
+func packEntryBytes(t testing.TB, typ gitobj.ObjectType, base, content []byte) []byte {
+	t.Helper()
+	n := len(content)
+	head := []byte{byte(typ)<<4 | byte(n&15)}
+	for n >>= 4; n > 0; n >>= 7 {
+		head[len(head)-1] |= 0x80
+		head = append(head, byte(n&0x7f))
+	}
+	return append(append(head, base...), zlibBytes(t, content)...)
+}
+
+// FuzzEntryWindows decodes the entry at an offset of arbitrary pack data
+// with windows of a few bytes and from a view of the whole pack: the two
+// reads agree, error or content.
+func FuzzEntryWindows(f *testing.F) {
+	base := bytes.Repeat([]byte("a base of some length\n"), 20)
+	blob := packEntryBytes(f, gitobj.BlobObject, nil, base)
+	// A delta on the blob: copy its first 40 bytes, insert "new".
+	delta := append(appendVarint(nil, len(base)), append(appendVarint(nil, 43), 0x90, 40, 3, 'n', 'e', 'w')...)
+	pack := append(append([]byte("PACK\x00\x00\x00\x02\x00\x00\x00\x02"), blob...), packEntryBytes(f, gitobj.OFSDeltaObject, []byte{byte(len(blob))}, delta)...)
+	f.Add(pack, uint16(12), uint8(3))
+	f.Add(pack, uint16(12+len(blob)), uint8(5))
+	f.Add(pack, uint16(12+len(blob)), uint8(200))
+	f.Add(pack[:len(pack)-6], uint16(12+len(blob)), uint8(1))
+	f.Fuzz(func(t *testing.T, pack []byte, off uint16, window uint8) {
+		if len(pack) == 0 {
+			return
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "p.pack")
+		if err := os.WriteFile(path, pack, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		pf := &packFile{f: file}
+		at := int64(off) % int64(len(pack))
+		// whole: the reader's view holds all the pack, as if read at once.
+		read := func(window int, whole bool) (gitobj.ObjectType, []byte, error) {
+			r := newObjectReader(dir, &packIndexes{dir: dir}, 1<<16)
+			r.window = window
+			if whole {
+				r.view = packView{pack: pf, data: bytes.Clone(pack), end: true}
+			}
+			return r.entry(pf, path, at, filepath.Join(dir, "p.idx")) // no index: a delta by id fails
+		}
+		wantType, want, wantErr := read(windowSize, true)
+		gotType, got, err := read(int(window)+1, false)
+		if (err == nil) != (wantErr == nil) || gotType != wantType || !bytes.Equal(got, want) {
+			t.Fatalf("entry at %d, window %d: %s of %d bytes, error %v; one window: %s of %d bytes, error %v",
+				at, window+1, gotType, len(got), err, wantType, len(want), wantErr)
+		}
+	})
+}
+
+// appendVarint appends n as a delta's sizes are encoded: seven bits a
+// byte, least significant first.
+func appendVarint(b []byte, n int) []byte {
+	for ; n >= 0x80; n >>= 7 {
+		b = append(b, byte(n&0x7f|0x80))
+	}
+	return append(b, byte(n))
 }
