@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/gofrs/flock"
@@ -217,7 +218,9 @@ func (x *index) sync() error {
 		data = data[nl+1:]
 		x.off = int64(nl + 1)
 	}
-	x.apply(data)
+	// data is this call's own buffer and is never written again: the
+	// aliases applied keep substrings of it, with no copy of the log.
+	x.apply(unsafe.String(unsafe.SliceData(data), len(data)))
 	x.off += int64(len(data))
 	x.file = fi
 	return nil
@@ -225,11 +228,11 @@ func (x *index) sync() error {
 
 // apply parses complete record lines into memory, skipping bad ones.
 // Every process that opens a store pays it for the whole log (up to
-// compactRecords records), so it works on one string copy of data: the
-// aliases it keeps are substrings of that copy, the checksums and oids are
-// decoded in place, and the oid lists of new aliases share one array.
-func (x *index) apply(data []byte) {
-	s := string(data)
+// compactRecords records), and what it costs is mostly fresh memory: the
+// aliases it keeps are substrings of s (which must not change), the
+// checksums and oids are decoded in place, the map is sized once, and the
+// oid lists of new aliases share one array.
+func (x *index) apply(s string) {
 	n := strings.Count(s, "\n")
 	if len(x.aliases) == 0 && n > 8 {
 		x.aliases = make(map[Alias][]gitobj.Hash, n)
@@ -448,7 +451,7 @@ func (x *index) appendRecords(safe, claims []string) {
 		x.pending = nil
 	}
 	if !x.persistent() {
-		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
+		x.apply(strings.Join(safe, "") + strings.Join(claims, ""))
 		return
 	}
 	var wroteAll, sameFile bool
@@ -498,12 +501,12 @@ func (x *index) appendRecords(safe, claims []string) {
 	})
 	if err != nil {
 		x.readOnly = true
-		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
+		x.apply(strings.Join(safe, "") + strings.Join(claims, ""))
 		return
 	}
 	if wroteAll && sameFile && (x.off == sizeBefore || (sizeBefore == 0 && x.off == 0)) {
 		// Nobody wrote in between: apply directly.
-		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
+		x.apply(strings.Join(safe, "") + strings.Join(claims, ""))
 		x.file = fi
 		x.off = sizeAfter
 		x.compact()
@@ -511,7 +514,7 @@ func (x *index) appendRecords(safe, claims []string) {
 	}
 	if err := x.sync(); err != nil {
 		x.readOnly = true
-		x.apply([]byte(strings.Join(safe, "")))
+		x.apply(strings.Join(safe, ""))
 		return
 	}
 	x.compact()

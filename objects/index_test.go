@@ -420,15 +420,15 @@ func BenchmarkIndexOpenLog(b *testing.B) {
 // (up to compactRecords records) on first use.
 func TestIndexApplyAllocs(t *testing.T) {
 	const n = 2000
-	var log []byte
+	var log string
 	var aliases []Alias
 	for i := range n {
 		blob := fmt.Appendf(nil, `{"payload":"alloc %d"}`, i)
 		a, oid := AliasOf(blob), gitobj.ComputeHash(gitobj.BlobObject, blob)
 		aliases = append(aliases, a)
-		log = append(log, aliasRecord(a, oid)...)
+		log += aliasRecord(a, oid)
 		if i%10 == 0 {
-			log = append(log, commitRecord(oid)...)
+			log += commitRecord(oid)
 		}
 	}
 	var x *index
