@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/gofrs/flock"
@@ -191,10 +192,14 @@ func (x *index) sync() error {
 	if _, err := f.Seek(x.off, io.SeekStart); err != nil {
 		return fmt.Errorf("read alias index: %w", err)
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+	// Read what the file held when it was looked at (a record appended
+	// since is read by the next sync), in one allocation.
+	data := make([]byte, max(fi.Size()-x.off, 0))
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("read alias index: %w", err)
 	}
+	data = data[:n]
 	end := bytes.LastIndexByte(data, '\n') + 1 // only complete lines
 	data = data[:end]
 	if x.off == 0 && len(data) > 0 {
@@ -213,67 +218,120 @@ func (x *index) sync() error {
 		data = data[nl+1:]
 		x.off = int64(nl + 1)
 	}
-	x.apply(data)
+	// data is this call's own buffer and is never written again: the
+	// aliases applied keep substrings of it, with no copy of the log.
+	x.apply(unsafe.String(unsafe.SliceData(data), len(data)))
 	x.off += int64(len(data))
 	x.file = fi
 	return nil
 }
 
 // apply parses complete record lines into memory, skipping bad ones.
-func (x *index) apply(data []byte) {
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
+// Every process that opens a store pays it for the whole log (up to
+// compactRecords records), and what it costs is mostly fresh memory: the
+// aliases it keeps are substrings of s (which must not change), the
+// checksums and oids are decoded in place, the map is sized once, and the
+// oid lists of new aliases share one array.
+func (x *index) apply(s string) {
+	n := strings.Count(s, "\n")
+	if len(x.aliases) == 0 && n > 8 {
+		x.aliases = make(map[Alias][]gitobj.Hash, n)
+	}
+	oids := make([]gitobj.Hash, 0, n) // backing store of one-oid lists
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
 		if i < 0 {
 			return
 		}
-		line := string(data[:i])
-		data = data[i+1:]
+		line := s[:i]
+		s = s[i+1:]
 		rec, ok := checkRecord(line)
-		if !ok {
+		if !ok || len(rec) < 2 || rec[1] != ' ' {
+			if ok {
+				x.records++
+			}
 			continue
 		}
 		x.records++
-		kind, rest, _ := strings.Cut(rec, " ")
-		switch kind {
-		case "a":
+		rest := rec[2:]
+		switch rec[0] {
+		case 'a':
 			a, o, ok := strings.Cut(rest, " ")
 			if !ok || !IsAlias(a) {
 				continue
 			}
-			if oid, ok := parseHash(o); ok {
-				x.add(Alias(a), oid)
+			oid, ok := parseHash(o)
+			if !ok {
+				continue
 			}
-		case "c":
+			if old, seen := x.aliases[Alias(a)]; seen {
+				if !slices.Contains(old, oid) {
+					x.aliases[Alias(a)] = append(old, oid)
+				}
+				continue
+			}
+			oids = append(oids, oid)
+			k := len(oids) - 1
+			x.aliases[Alias(a)] = oids[k : k+1 : k+1] // appending copies
+		case 'c':
 			if oid, ok := parseHash(rest); ok {
 				x.commits[oid] = struct{}{}
 			}
-		case "t":
+		case 't':
 			x.tips = rest
 		}
 	}
 }
 
+// parseHash decodes a 40-digit lowercase hexadecimal object id.
 func parseHash(s string) (gitobj.Hash, bool) {
-	if len(s) != 40 {
-		return gitobj.ZeroHash, false
+	var h gitobj.Hash
+	if len(s) != 2*len(h) {
+		return h, false
 	}
-	for _, c := range []byte(s) {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+	for i := range h {
+		hi, ok1 := hexDigit(s[2*i])
+		lo, ok2 := hexDigit(s[2*i+1])
+		if !ok1 || !ok2 {
 			return gitobj.ZeroHash, false
 		}
+		h[i] = hi<<4 | lo
 	}
-	return gitobj.NewHash(s), true
+	return h, true
 }
 
-func recordCRC(rec string) string {
-	return fmt.Sprintf("%08x", uint32(xxhash.Sum64String(rec)))
+// hexDigit decodes one lowercase hexadecimal digit.
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
-func record(rec string) string { return rec + " " + recordCRC(rec) + "\n" }
+// recordCRC is a record's check: the low 32 bits of its XXH64.
+func recordCRC(rec string) uint32 { return uint32(xxhash.Sum64String(rec)) }
 
+func record(rec string) string { return fmt.Sprintf("%s %08x\n", rec, recordCRC(rec)) }
+
+// checkRecord returns line without its check, and whether the check (the
+// last field: exactly eight lowercase hexadecimal digits) matches.
 func checkRecord(line string) (string, bool) {
 	i := strings.LastIndexByte(line, ' ')
-	if i < 0 || line[i+1:] != recordCRC(line[:i]) {
+	if i < 0 || len(line)-i-1 != 8 {
+		return "", false
+	}
+	var crc uint32
+	for _, c := range []byte(line[i+1:]) {
+		d, ok := hexDigit(c)
+		if !ok {
+			return "", false
+		}
+		crc = crc<<4 | uint32(d)
+	}
+	if crc != recordCRC(line[:i]) {
 		return "", false
 	}
 	return line[:i], true
@@ -393,7 +451,7 @@ func (x *index) appendRecords(safe, claims []string) {
 		x.pending = nil
 	}
 	if !x.persistent() {
-		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
+		x.apply(strings.Join(safe, "") + strings.Join(claims, ""))
 		return
 	}
 	var wroteAll, sameFile bool
@@ -443,12 +501,12 @@ func (x *index) appendRecords(safe, claims []string) {
 	})
 	if err != nil {
 		x.readOnly = true
-		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
+		x.apply(strings.Join(safe, "") + strings.Join(claims, ""))
 		return
 	}
 	if wroteAll && sameFile && (x.off == sizeBefore || (sizeBefore == 0 && x.off == 0)) {
 		// Nobody wrote in between: apply directly.
-		x.apply([]byte(strings.Join(safe, "") + strings.Join(claims, "")))
+		x.apply(strings.Join(safe, "") + strings.Join(claims, ""))
 		x.file = fi
 		x.off = sizeAfter
 		x.compact()
@@ -456,7 +514,7 @@ func (x *index) appendRecords(safe, claims []string) {
 	}
 	if err := x.sync(); err != nil {
 		x.readOnly = true
-		x.apply([]byte(strings.Join(safe, "")))
+		x.apply(strings.Join(safe, ""))
 		return
 	}
 	x.compact()

@@ -379,3 +379,97 @@ func TestIndexBatchLearn(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkIndexOpenLog opens an index whose log holds as many records as
+// it may before compaction (mostly alias records, some commit records):
+// what every process pays on first use of a store at worst.
+func BenchmarkIndexOpenLog(b *testing.B) {
+	dir := b.TempDir()
+	log := []byte(headerLine(noTable))
+	var first Alias
+	for i := range compactRecords {
+		blob := fmt.Appendf(nil, `{"payload":"node %d"}`, i)
+		oid := gitobj.ComputeHash(gitobj.BlobObject, blob)
+		if i%8 == 7 {
+			log = append(log, commitRecord(oid)...)
+			continue
+		}
+		a := AliasOf(blob)
+		if first == "" {
+			first = a
+		}
+		log = append(log, aliasRecord(a, oid)...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, indexLogName), log, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		x := newIndex(dir)
+		if err := x.ensure(); err != nil {
+			b.Fatal(err)
+		}
+		if x.records != compactRecords || len(x.lookup(first)) != 1 {
+			b.Fatalf("records = %d, lookup = %v", x.records, x.lookup(first))
+		}
+	}
+}
+
+// TestIndexApplyAllocs checks that parsing the log costs a fixed number of
+// allocations, not some per record: every process parses the whole log
+// (up to compactRecords records) on first use.
+func TestIndexApplyAllocs(t *testing.T) {
+	const n = 2000
+	var log string
+	var aliases []Alias
+	for i := range n {
+		blob := fmt.Appendf(nil, `{"payload":"alloc %d"}`, i)
+		a, oid := AliasOf(blob), gitobj.ComputeHash(gitobj.BlobObject, blob)
+		aliases = append(aliases, a)
+		log += aliasRecord(a, oid)
+		if i%10 == 0 {
+			log += commitRecord(oid)
+		}
+	}
+	var x *index
+	allocs := testing.AllocsPerRun(5, func() {
+		x = newIndex("")
+		x.apply(log)
+	})
+	if x.records != n+n/10 {
+		t.Fatalf("applied %d records, want %d", x.records, n+n/10)
+	}
+	for _, a := range aliases {
+		if len(x.lookup(a)) != 1 {
+			t.Fatalf("lookup(%s) = %v", a, x.lookup(a))
+		}
+	}
+	if allocs > n/20 {
+		t.Errorf("applying %d records took %.0f allocations; want a fixed few", n, allocs)
+	}
+}
+
+func TestCheckRecord(t *testing.T) {
+	good := strings.TrimSuffix(commitRecord(gitobj.ComputeHash(gitobj.BlobObject, []byte("x"))), "\n")
+	sp := strings.LastIndexByte(good, ' ')
+	rec, crc := good[:sp], good[sp+1:]
+	for _, tc := range []struct {
+		line string
+		ok   bool
+	}{
+		{good, true},
+		{rec + " " + strings.ToUpper(crc), strings.ToUpper(crc) == crc},
+		{rec + " " + crc[1:], false},
+		{rec + " 0" + crc, false},
+		{rec + " " + crc + " ", false},
+		{rec + "x " + crc, false},
+		{rec + crc, false},
+		{rec + " " + crc[:7] + "g", false},
+		{"", false},
+	} {
+		got, ok := checkRecord(tc.line)
+		if ok != tc.ok || (ok && got != rec) {
+			t.Errorf("checkRecord(%q) = %q, %v; want ok %v", tc.line, got, ok, tc.ok)
+		}
+	}
+}
