@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
@@ -201,28 +202,83 @@ func (s *entryShard) get(c gitobj.Hash) (entryRecord, bool) {
 
 // loadEntryShard reads one cache file. Missing, foreign or older files read
 // as empty and are marked for rewriting; bad lines are skipped.
+//
+// The file is read through a small buffer, not whole: of each line only
+// the payloads are kept (the hex oids are decoded), copied into one block
+// sized for the whole file. A block that large is not touched beyond what
+// is copied into it, so a long thread's load costs the memory (and the
+// page faults, which dominate a short process) of what it keeps.
 func loadEntryShard(path string) (entryRecords, bool) {
 	var out entryRecords
-	data, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(data, []byte(entryCacheHeader())) {
+	f, err := os.Open(path)
+	if err != nil {
 		return out, true
 	}
-	data = data[len(entryCacheHeader()):]
-	n := bytes.Count(data, []byte{'\n'})
-	out.index = make(map[gitobj.Hash]int32, n)
-	out.list = make([]entryRecord, 0, n)
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			break // torn tail (a writer died, or is still writing)
+	defer f.Close()
+	size := 0
+	if fi, err := f.Stat(); err == nil {
+		size = int(fi.Size())
+	}
+	br := bufio.NewReaderSize(f, entryReadBuffer)
+	if head, err := br.ReadSlice('\n'); err != nil || string(head) != entryCacheHeader() {
+		return out, true
+	}
+	// No line is shorter than minEntryLine, so neither recs nor kept
+	// grows (unless the file grows while it is read, which costs only a
+	// copy): the tails of them that stay unused cost nothing.
+	recs := make([]entryRecord, 0, size/minEntryLine+1)
+	kept := make([]byte, 0, size)
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
 		}
-		line := data[:i]
-		data = data[i+1:]
-		if rec, ok := parseEntryRecord(line); ok {
-			out.put(rec)
+		if err != nil {
+			break // the end, or a torn tail (a writer died, or is still writing)
 		}
+		rec, ok := parseEntryRecord(line[:len(line)-1])
+		if !ok {
+			continue
+		}
+		kept, rec.node.Payload = keep(kept, rec.node.Payload)
+		kept, rec.output = keep(kept, rec.output)
+		kept, rec.body = keep(kept, rec.body)
+		recs = append(recs, rec)
+	}
+	// The index is made once its size is known; put keeps the last record
+	// of a commit written twice, in the place of the first, writing into
+	// recs no further than it has read.
+	out.index = make(map[gitobj.Hash]int32, len(recs))
+	out.list = recs[:0]
+	for _, rec := range recs {
+		out.put(rec)
 	}
 	return out, false
+}
+
+const (
+	// entryReadBuffer is the buffer loadEntryShard reads a file through.
+	entryReadBuffer = 32 << 10
+	// minEntryLine is less than the length of any record line: its six
+	// oids alone take 240 bytes.
+	minEntryLine = 256
+)
+
+// keep copies b (nil stays nil) to the end of block and returns block and
+// the copy.
+func keep(block []byte, b json.RawMessage) ([]byte, json.RawMessage) {
+	if b == nil {
+		return block, nil
+	}
+	n := len(block)
+	block = append(block, b...)
+	return block, json.RawMessage(block[n:len(block):len(block)])
 }
 
 // entryRecords are the records of one file, in file order, by commit.

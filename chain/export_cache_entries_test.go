@@ -83,3 +83,7 @@ func RevListThread(ctx context.Context, r *Repo, head gitobj.Hash, page int) ([]
 	}
 	return out, err
 }
+
+// ReadsFromCache reports whether Read would take the chain to head from
+// the entry cache, making entries for the shown steps only.
+func (r *Repo) ReadsFromCache(head gitobj.Hash) bool { return r.cachedReadChain(head) != nil }

@@ -35,19 +35,23 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	if opts.Quota <= 0 {
 		opts.Quota = DefaultQuota
 	}
-	// Only the steps shown are decoded; the others are only counted. The
-	// steps are rendered while the entry cache is written.
-	chain, cached, err := r.chainCaching(ctx, t.Head.Commit, false)
+	// Only the steps shown are decoded (and, from a warm cache, only
+	// they get an entry); the others are only counted. The steps are
+	// rendered while the entry cache is written.
+	chain, cached, err := r.readChainOf(ctx, t.Head.Commit)
 	defer cached()
 	if err != nil {
 		return "", err
 	}
-	steps := chain[1:]
+	nsteps := chain.len() - 1
+	// step returns step i (from 0) of the chain.
+	step := func(i int) (*Entry, error) { return chain.entry(i + 1) }
 	if opts.Before != "" {
 		cut := -1
-		for i, e := range steps {
-			if strings.EqualFold(string(e.Node.Alias), opts.Before) || strings.HasPrefix(string(e.Node.Alias), strings.ToUpper(opts.Before)) ||
-				strings.HasPrefix(e.Commit.String(), strings.ToLower(opts.Before)) {
+		for i := 0; i < nsteps; i++ {
+			alias, commit := chain.alias(i+1), chain.commit(i+1)
+			if strings.EqualFold(string(alias), opts.Before) || strings.HasPrefix(string(alias), strings.ToUpper(opts.Before)) ||
+				strings.HasPrefix(commit.String(), strings.ToLower(opts.Before)) {
 				cut = i
 				break
 			}
@@ -55,12 +59,12 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 		if cut < 0 {
 			return "", fmt.Errorf("step %s not found in thread %s: %w", opts.Before, t.ID, ErrUnknownStep)
 		}
-		steps = steps[:cut]
+		nsteps = cut
 	}
 	var parts []string
 	if opts.Before == "" || opts.Start {
 		parent := ""
-		if link, err := r.parentFrom(t, chain[0].Commit); err == nil && link != nil {
+		if link, err := r.parentFrom(t, chain.commit(0)); err == nil && link != nil {
 			parent = fmt.Sprintf("\n**Parent:** thread `%s` (plays its role %s)\n", link.Thread, link.Role)
 		}
 		task := strings.TrimSpace(t.Start.Prompt)
@@ -80,32 +84,36 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	// step that plays it, so the reader meets it where the role first acts.
 	var blocks []string
 	counted := map[string]bool{}
-	first := len(steps)
+	first := nsteps
 	cut := -1
-	for i := len(steps) - 1; i >= 0; i-- {
-		block, err := r.renderStep(steps[i], i+1, false, t)
+	for i := nsteps - 1; i >= 0; i-- {
+		e, err := step(i)
+		if err != nil {
+			return "", err
+		}
+		block, err := r.renderStep(e, i+1, false, t)
 		if err != nil {
 			return "", err
 		}
 		cost := len(block) + 7
-		goal := roleGoal(steps[i], t)
-		if goal != "" && !counted[steps[i].Step.Role] {
+		goal := roleGoal(e, t)
+		if goal != "" && !counted[e.Step.Role] {
 			cost += len(goal) + len("\n<role>\n\n</role>\n")
 		}
 		if len(blocks) > 0 && cost > budget {
 			break
 		}
-		if goal != "" && !counted[steps[i].Step.Role] {
-			counted[steps[i].Step.Role] = true
+		if goal != "" && !counted[e.Step.Role] {
+			counted[e.Step.Role] = true
 		}
 		if limit := max(budget, minShown); cost-7 > limit {
 			// The newest step alone is over the quota: show its start.
-			if block, err = r.renderStep(steps[i], i+1, true, t); err != nil {
+			if block, err = r.renderStep(e, i+1, true, t); err != nil {
 				return "", err
 			}
 			kept := cutAt(block, limit)
 			block = kept + fmt.Sprintf("\n\n*(step %d cut here: %d of %d characters shown; all of it: git uwf step read %s)*",
-				i+1, len(kept), len(block), steps[i].Node.Alias)
+				i+1, len(kept), len(block), e.Node.Alias)
 			cost = len(block) + 7
 			cut = i
 		}
@@ -114,25 +122,29 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 		first = i
 	}
 	placed := map[string]bool{}
-	for i := first; i < len(steps); i++ {
-		if i == cut || roleGoal(steps[i], t) == "" || placed[steps[i].Step.Role] {
-			continue
-		}
-		placed[steps[i].Step.Role] = true
-		block, err := r.renderStep(steps[i], i+1, true, t)
+	for i := first; i < nsteps; i++ {
+		e, err := step(i)
 		if err != nil {
 			return "", err
 		}
-		blocks[len(steps)-1-i] = block
+		if i == cut || roleGoal(e, t) == "" || placed[e.Step.Role] {
+			continue
+		}
+		placed[e.Step.Role] = true
+		block, err := r.renderStep(e, i+1, true, t)
+		if err != nil {
+			return "", err
+		}
+		blocks[nsteps-1-i] = block
 	}
 	if first > 0 {
 		parts = append(parts, fmt.Sprintf("*(%d earlier steps not shown: git uwf thread read %s --before %s)*",
-			first, t.ID, steps[first].Node.Alias))
+			first, t.ID, chain.alias(first+1)))
 	}
 	for i := len(blocks) - 1; i >= 0; i-- {
 		parts = append(parts, blocks[i])
 	}
-	if len(steps) == 0 && opts.Before == "" {
+	if nsteps == 0 && opts.Before == "" {
 		parts = append(parts, "*(no steps yet)*")
 	}
 	return strings.Join(parts, "\n\n---\n\n") + "\n", nil

@@ -70,24 +70,21 @@ func stepsRun(ctx context.Context, opts *StepsOptions) error {
 
 // stepsTable lays out `thread steps` for people.
 func stepsTable(ctx context.Context, repo *chain.Repo, t *chain.Thread) (*cmdutil.Table, error) {
-	entries, err := repo.Chain(ctx, t.Head.Commit)
+	rows, err := repo.StepRows(ctx, t.Head.Commit)
 	if err != nil {
 		return nil, err
 	}
 	tb := cmdutil.NewTable("#", "STEP", "COMMIT", "ROLE", "STATUS", "AGENT", "DURATION")
-	tb.Grow(len(entries))
-	for i, e := range entries {
+	tb.Grow(len(rows))
+	for i, r := range rows {
 		role, status, agent, dur := "(start)", "-", "-", "-"
-		switch e.Kind {
+		switch r.Kind {
 		case chain.KindStep:
-			if status, err = repo.OutputStatus(e); err != nil {
-				return nil, err
-			}
-			role, agent, dur = e.Step.Role, e.Step.Agent, chain.FormatDuration(msDuration(e.Step.CompletedAtMs-e.Step.StartedAtMs))
+			role, status, agent, dur = r.Role, r.Status, r.Agent, chain.FormatDuration(msDuration(r.DurationMs))
 		case chain.KindCancel:
-			role, status = "(cancel)", "cancelled"
+			role, status = "(cancel)", r.Status
 		}
-		tb.Row(strconv.Itoa(i), string(e.Node.Alias), hex.EncodeToString(e.Commit[:6]), role, status, agent, dur)
+		tb.Row(strconv.Itoa(i), string(r.Alias), hex.EncodeToString(r.Commit[:6]), role, status, agent, dur)
 	}
 	return tb, nil
 }
