@@ -17,12 +17,7 @@ import (
 // which steps are shown.
 func TestReadFromCacheAsWalked(t *testing.T) {
 	ctx := context.Background()
-	dir := chaintest.InitRepo(t)
-	r := chaintest.Open(t, dir)
-	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(t, "review-loop", loopYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, info := setup(t)
 	th, err := r.StartThread(ctx, info, "task", dir)
 	if err != nil {
 		t.Fatal(err)

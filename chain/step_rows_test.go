@@ -15,12 +15,7 @@ import (
 // an output status with an escape and a cancel entry.
 func TestStepRows(t *testing.T) {
 	ctx := context.Background()
-	dir := chaintest.InitRepo(t)
-	r := chaintest.Open(t, dir)
-	info, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(t, "review-loop", loopYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, info := setup(t)
 	th, err := r.StartThread(ctx, info, "task", dir)
 	if err != nil {
 		t.Fatal(err)
