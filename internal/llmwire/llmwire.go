@@ -142,6 +142,7 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	setParentDeathSignal(cmd.SysProcAttr)
+	setOwnGroup(cmd.SysProcAttr)
 	// Time for the pipes to drain once the program has exited (or was
 	// killed): a loaded machine can take more than a second to copy a
 	// finished reply, and only a child the program left behind holding

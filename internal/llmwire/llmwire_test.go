@@ -179,6 +179,42 @@ func TestRunCancelKillsTheProgram(t *testing.T) {
 	}
 }
 
+// TestRunProgramInItsOwnGroup: the program runs in a process group of
+// its own, so a terminal's Ctrl-C (sent to the foreground group, which
+// git-uwf is in) does not reach it: git-uwf cancels the request and kills
+// the program, and the interruption is reported as one, not as the
+// program's failure.
+func TestRunProgramInItsOwnGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	prog := program(t, `echo $$ > "`+pidFile+`.tmp" && mv "`+pidFile+`.tmp" "`+pidFile+`"; exec sleep 300`)
+	ctx, cancel := context.WithCancel(t.Context())
+	groups := make(chan [2]int, 1)
+	go func() {
+		for ctx.Err() == nil {
+			if b, err := os.ReadFile(pidFile); err == nil {
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					pgid, err := syscall.Getpgid(pid)
+					if err != nil {
+						pgid = -1
+					}
+					groups <- [2]int{pid, pgid}
+					cancel()
+					return
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	_, err := llmwire.Run(ctx, prog, chat, "")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	g := <-groups
+	if g[1] == syscall.Getpgrp() || g[1] != g[0] {
+		t.Errorf("the program (pid %d) ran in process group %d, this process is in %d: want a group of its own", g[0], g[1], syscall.Getpgrp())
+	}
+}
+
 // TestRunWhileThreadsEnd: a program is not killed when a thread of this
 // process other than its waiter ends. Linux sends the parent-death signal
 // when the thread that started the program ends, and git-uwf ends threads
