@@ -147,18 +147,22 @@ printf %s "${GIT_UWF_LLM_API_KEY-unset}" > "`+out+`/key"; echo '{"content":"ok"}
 	}
 }
 
-// TestRunCancelKillsTheProgram: ending the context ends the program, and
-// Run returns the context's error.
-func TestRunCancelKillsTheProgram(t *testing.T) {
+// runUntilStarted runs a program that writes its pid to a file and then
+// sleeps, calls observe with that pid while the program runs, then cancels
+// the request; it returns Run's error.
+func runUntilStarted(t *testing.T, observe func(pid int)) error {
+	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	prog := program(t, `echo $$ > "`+pidFile+`.tmp" && mv "`+pidFile+`.tmp" "`+pidFile+`"; exec sleep 300`)
 	ctx, cancel := context.WithCancel(t.Context())
-	pid := make(chan int, 1)
+	defer cancel()
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for ctx.Err() == nil {
 			if b, err := os.ReadFile(pidFile); err == nil {
-				if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-					pid <- n
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					observe(pid)
 					cancel()
 					return
 				}
@@ -167,15 +171,23 @@ func TestRunCancelKillsTheProgram(t *testing.T) {
 		}
 	}()
 	_, err := llmwire.Run(ctx, prog, chat, "")
+	<-done
+	return err
+}
+
+// TestRunCancelKillsTheProgram: ending the context ends the program, and
+// Run returns the context's error.
+func TestRunCancelKillsTheProgram(t *testing.T) {
+	var pid int
+	err := runUntilStarted(t, func(p int) { pid = p })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
-	p := <-pid
 	// Run has waited for the program: the process is gone (reaped), so
 	// signal 0 finds nothing.
-	if err := syscall.Kill(p, 0); !errors.Is(err, syscall.ESRCH) {
-		_ = syscall.Kill(p, syscall.SIGKILL)
-		t.Errorf("the program (pid %d) still exists after Run returned: %v", p, err)
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the program (pid %d) still exists after Run returned: %v", pid, err)
 	}
 }
 
@@ -185,33 +197,19 @@ func TestRunCancelKillsTheProgram(t *testing.T) {
 // the program, and the interruption is reported as one, not as the
 // program's failure.
 func TestRunProgramInItsOwnGroup(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	prog := program(t, `echo $$ > "`+pidFile+`.tmp" && mv "`+pidFile+`.tmp" "`+pidFile+`"; exec sleep 300`)
-	ctx, cancel := context.WithCancel(t.Context())
-	groups := make(chan [2]int, 1)
-	go func() {
-		for ctx.Err() == nil {
-			if b, err := os.ReadFile(pidFile); err == nil {
-				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-					pgid, err := syscall.Getpgid(pid)
-					if err != nil {
-						pgid = -1
-					}
-					groups <- [2]int{pid, pgid}
-					cancel()
-					return
-				}
-			}
-			time.Sleep(5 * time.Millisecond)
+	var pid, pgid int
+	err := runUntilStarted(t, func(p int) {
+		pid = p
+		var gerr error
+		if pgid, gerr = syscall.Getpgid(p); gerr != nil {
+			pgid = -1
 		}
-	}()
-	_, err := llmwire.Run(ctx, prog, chat, "")
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
-	g := <-groups
-	if g[1] == syscall.Getpgrp() || g[1] != g[0] {
-		t.Errorf("the program (pid %d) ran in process group %d, this process is in %d: want a group of its own", g[0], g[1], syscall.Getpgrp())
+	if own := syscall.Getpgrp(); pgid == own || pgid != pid {
+		t.Errorf("the program (pid %d) ran in process group %d, this process is in %d: want a group of its own", pid, pgid, own)
 	}
 }
 
