@@ -21,21 +21,7 @@ import (
 var program string
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "git-uwf-llm-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if program, err = llmwiretest.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(llmwiretest.RunTests(m, &program))
 }
 
 // TestChat sends chat completion requests through the program to a fake

@@ -4,8 +4,10 @@ package llmwiretest
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 
 	"github.com/git-uwf/git-uwf/internal/llmwire"
 )
@@ -18,4 +20,22 @@ func Build(dir string) (string, error) {
 		return "", fmt.Errorf("build %s: %v\n%s", llmwire.Program, err, out)
 	}
 	return program, nil
+}
+
+// RunTests is a TestMain's work for tests that need the program: it
+// builds it into a temporary directory, sets *program to its path, runs
+// m and removes the directory, returning m's exit code (1 when the build
+// fails, with the reason on stderr).
+func RunTests(m *testing.M, program *string) int {
+	dir, err := os.MkdirTemp("", "git-uwf-llm-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if *program, err = Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }
