@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	neturl "net/url"
 	"strings"
 	"time"
 
@@ -58,7 +57,8 @@ func chatComplete(ctx context.Context, ep LLMEndpoint, system, user, format stri
 	reply, err := llmwire.Run(ctx, ep.Program, req, ep.APIKey)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-			return "", fmt.Errorf("chat completion %s: %w", redacted(ep.BaseURL), err)
+			_, shown := llmwire.ChatEndpoint(ep.BaseURL)
+			return "", fmt.Errorf("chat completion %s: %w", shown, err)
 		}
 		if _, ok := errors.AsType[*llmwire.NotInstalledError](err); ok {
 			return "", fmt.Errorf("chat completion: %w", err)
@@ -66,15 +66,6 @@ func chatComplete(ctx context.Context, ep LLMEndpoint, system, user, format stri
 		return "", err
 	}
 	return reply.Content, nil
-}
-
-// redacted is the chat completion URL of base without any password in it.
-func redacted(base string) string {
-	endpoint := strings.TrimRight(base, "/") + "/chat/completions"
-	if u, err := neturl.Parse(endpoint); err == nil {
-		return u.Redacted()
-	}
-	return endpoint
 }
 
 // LLMExtract asks the model at ep to turn an agent's free-form answer into

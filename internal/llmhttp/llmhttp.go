@@ -14,7 +14,6 @@ import (
 	"io"
 	"net/http"
 	neturl "net/url"
-	"strings"
 
 	"github.com/git-uwf/git-uwf/internal/llmwire"
 	"github.com/git-uwf/git-uwf/internal/text"
@@ -129,11 +128,7 @@ func Chat(ctx context.Context, req llmwire.Request, apiKey string) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("chat completion: encode request: %w", err)
 	}
-	endpoint := strings.TrimRight(req.BaseURL, "/") + "/chat/completions"
-	url := endpoint // for messages, without any password in the URL
-	if u, err := neturl.Parse(endpoint); err == nil {
-		url = u.Redacted()
-	}
+	endpoint, url := llmwire.ChatEndpoint(req.BaseURL)
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
 	if err != nil {
 		return "", fmt.Errorf("chat completion: build request: %w", err)

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -80,6 +81,17 @@ type Request struct {
 	// Timeout bounds the request in the program; 0 means no bound of its
 	// own (the caller's context still ends it).
 	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// ChatEndpoint returns the chat completion URL of the API root base
+// (base + "/chat/completions"), and the same URL without any password in
+// it, for messages.
+func ChatEndpoint(base string) (endpoint, shown string) {
+	endpoint = strings.TrimRight(base, "/") + "/chat/completions"
+	if u, err := neturl.Parse(endpoint); err == nil {
+		return endpoint, u.Redacted()
+	}
+	return endpoint, endpoint
 }
 
 // Reply is the program's answer to a request it could carry out.

@@ -256,3 +256,18 @@ func TestRunWhileThreadsEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestChatEndpoint: the chat completion URL under an API root, and the
+// form messages show, without the password a base URL may carry.
+func TestChatEndpoint(t *testing.T) {
+	for _, tc := range []struct{ base, endpoint, shown string }{
+		{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1/chat/completions", "http://127.0.0.1:8080/v1/chat/completions"},
+		{"http://127.0.0.1:8080/v1/", "http://127.0.0.1:8080/v1/chat/completions", "http://127.0.0.1:8080/v1/chat/completions"},
+		{"https://me:s3cret@models.example/v1", "https://me:s3cret@models.example/v1/chat/completions", "https://me:xxxxx@models.example/v1/chat/completions"},
+	} {
+		endpoint, shown := llmwire.ChatEndpoint(tc.base)
+		if endpoint != tc.endpoint || shown != tc.shown {
+			t.Errorf("ChatEndpoint(%q) = %q, %q; want %q, %q", tc.base, endpoint, shown, tc.endpoint, tc.shown)
+		}
+	}
+}
