@@ -63,3 +63,8 @@ func flagsWithPlainNames(flags []cli.Flag) []cli.Flag {
 	}
 	return out
 }
+
+// flagNames returns a flag's name and aliases, as written for the flag
+// types above and the ones they wrap (reorder and helpFlag ask for them
+// before prepare has wrapped a command's flags), through Names otherwise.
+func flagNames(f cli.Flag) []string { return withPlainNames(f).Names() }

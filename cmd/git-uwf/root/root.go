@@ -161,24 +161,6 @@ func helpFlag(flags []cli.Flag) cli.Flag {
 	return boolFlag{&cli.BoolFlag{Name: names[0], Aliases: names[1:], Usage: "show help", DisableDefaultText: true}}
 }
 
-// flagNames returns a flag's name and aliases. cli.Flag.Names trims each
-// name with a regular expression (see flags.go); prepare asks for the
-// names of every flag of every command it prepares, before it gives them
-// plain names, so the flag types the commands use are read directly.
-func flagNames(f cli.Flag) []string {
-	switch f := f.(type) {
-	case *cli.BoolFlag:
-		return append([]string{f.Name}, f.Aliases...)
-	case *cli.StringFlag:
-		return append([]string{f.Name}, f.Aliases...)
-	case *cli.IntFlag:
-		return append([]string{f.Name}, f.Aliases...)
-	case *cli.DurationFlag:
-		return append([]string{f.Name}, f.Aliases...)
-	}
-	return f.Names()
-}
-
 // prepare sets up every command in the tree below path for Run: flags
 // with plain names (see flags.go), a help flag, usage errors as
 // *cmdutil.FlagError, and an action for groups.
