@@ -59,13 +59,19 @@ func decodeThreadNode[T any](n objects.Node, v *T, fields []nodeField[T]) error 
 func decodeFields[T any](p []byte, v *T, fields []nodeField[T]) bool {
 	var seen uint32
 	return jsonMembers(string(p), func(key, val string) bool {
-		for i := range fields {
-			if fields[i].key == key {
-				return first(&seen, i) && fields[i].set(val, v)
-			}
-		}
-		return false
+		i := fieldIndex(fields, key)
+		return first(&seen, i) && fields[i].set(val, v)
 	})
+}
+
+// fieldIndex returns the index of the member key in fields, or -1.
+func fieldIndex[T any, K bytestring](fields []nodeField[T], key K) int {
+	for i := range fields {
+		if fields[i].key == string(key) {
+			return i
+		}
+	}
+	return -1
 }
 
 var startNodeFields = []nodeField[StartNode]{

@@ -74,7 +74,7 @@ func summarizeStep(p []byte) (StepNode, bool) {
 		seen uint32
 	)
 	ok := jsonMembers(p, func(key, val []byte) bool {
-		i := stepFieldIndex(key)
+		i := fieldIndex(stepNodeFields, key)
 		if !first(&seen, i) {
 			return false
 		}
@@ -101,16 +101,6 @@ func summarizeStep(p []byte) (StepNode, bool) {
 		}
 	})
 	return v, ok
-}
-
-// stepFieldIndex returns the index of key in stepNodeFields, or -1.
-func stepFieldIndex(key []byte) int {
-	for i := range stepNodeFields {
-		if stepNodeFields[i].key == string(key) {
-			return i
-		}
-	}
-	return -1
 }
 
 // plainString reports whether val is a quoted JSON string of valid UTF-8
