@@ -41,10 +41,10 @@ func registered() []command {
 		{names: []string{"setup"}, build: setup.NewCmdSetup},
 		{names: []string{"config"}, build: configcmd.NewCmdConfig},
 		{names: []string{"demo"}, build: demo.NewCmdDemo},
-		{names: []string{"completion"}, build: completion.NewCmdCompletion},
+		{names: []string{"completion"}, build: completion.NewCmdCompletion, quick: true},
 		// __complete completes from the whole command tree (c.App.Commands).
 		{names: []string{"__complete"}, build: completion.NewCmdComplete, wholeTree: true},
-		{names: []string{"version"}, build: newCmdVersion},
+		{names: []string{"version"}, build: newCmdVersion, quick: true},
 	}
 }
 
@@ -62,6 +62,11 @@ type command struct {
 	// wholeTree is set for a command that reads the whole command tree
 	// when it runs: a run of it builds every command.
 	wholeTree bool
+	// quick is set for a command that finishes at once and neither reads
+	// nor writes a repository (it prints what it holds): a run of it
+	// starts no signal handling, so SIGINT and SIGTERM end it the default
+	// way (see signalContext).
+	quick bool
 }
 
 // buildAll builds every command of cmds.
@@ -77,8 +82,9 @@ func buildAll(f *cmdutil.Factory, cmds []command) []*cli.Command {
 // name (found the way reorder finds it, with global flags anywhere), or
 // all of them when args name none (the app's help, an unknown command and
 // its "did you mean" list every command) or name one that reads the whole
-// tree. flags are the app's flags.
-func needed(flags []cli.Flag, cmds []command, args []string) []command {
+// tree. flags are the app's flags. named is the command args name, nil
+// when they name none of cmds.
+func needed(flags []cli.Flag, cmds []command, args []string) (build []command, named *command) {
 	light := make([]cli.Command, len(cmds))
 	names := make([]*cli.Command, len(cmds))
 	for i, c := range cmds {
@@ -87,12 +93,15 @@ func needed(flags []cli.Flag, cmds []command, args []string) []command {
 	}
 	_, path := reorder(flags, names, args)
 	if len(path) == 0 {
-		return cmds
+		return cmds, nil
 	}
-	for _, c := range cmds {
-		if c.names[0] == path[0] && !c.wholeTree {
-			return []command{c}
+	for i, c := range cmds {
+		if c.names[0] == path[0] {
+			if c.wholeTree {
+				return cmds, &cmds[i]
+			}
+			return []command{c}, &cmds[i]
 		}
 	}
-	return cmds
+	return cmds, nil
 }

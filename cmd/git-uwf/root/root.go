@@ -27,17 +27,18 @@ const (
 )
 
 // Main runs git-uwf with the process's arguments and streams and returns the
-// exit code. The first SIGINT or SIGTERM cancels the context commands run
-// under; a second one ends the process.
+// exit code. Once a command that can take a while starts (any but a quick
+// one: see command.quick), the first SIGINT or SIGTERM cancels the context
+// it runs under and a second one ends the process.
 func Main() int {
-	ctx, stop := signalContext()
+	ctx, watchSignals, stop := signalContext()
 	defer stop()
 	f := cmdutil.NewFactory(iostreams.System())
 	// git-uwf-agent-supervisor supervises the agents git-uwf spawns; main
 	// imports agentkit/supervisor/early, so that this binary can do the
 	// same where that program is not installed.
 	f.Supervisor = func() (string, error) { return supervisor(os.Executable) }
-	return Run(ctx, f, os.Args)
+	return run(ctx, f, os.Args, registered(), watchSignals)
 }
 
 // MainCommand is Main for a program that carries one command of git uwf
@@ -45,59 +46,81 @@ func Main() int {
 // that command's, and it runs them as `git uwf <command> <arguments>`,
 // with the same global flags, help, errors and exit codes.
 func MainCommand(newCmd func(*cmdutil.Factory) *cli.Command) int {
-	ctx, stop := signalContext()
+	ctx, watchSignals, stop := signalContext()
 	defer stop()
-	return RunCommand(ctx, cmdutil.NewFactory(iostreams.System()), newCmd, os.Args[1:])
+	return runCommand(ctx, cmdutil.NewFactory(iostreams.System()), newCmd, os.Args[1:], watchSignals)
 }
 
-// signalContext returns a context that the first SIGINT or SIGTERM
-// cancels; a second one then ends the process the default way. One
-// goroutine waits for the signal (signal.NotifyContext would start a
-// second one, to undo the notification after the first signal).
-func signalContext() (context.Context, context.CancelFunc) {
+// signalContext returns the context commands run under, watch, which
+// starts watching for signals, and stop, which cancels the context. Once
+// watching, the first SIGINT or SIGTERM cancels the context; a second one
+// then ends the process the default way. Until watch is called both keep
+// their default action and end the process at once, as they should a
+// command that finishes at once: the process then starts neither the
+// goroutines nor the threads that signal handling takes (the runtime
+// starts a thread for it, and one more when that one blocks; see
+// docs/performance.md, "Eighth round"). One goroutine waits for the signal
+// (signal.NotifyContext would start a second one, to undo the notification
+// after the first signal).
+func signalContext() (ctx context.Context, watch func(), stop context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-sig:
-		case <-ctx.Done():
-		}
-		// Before cancelling, so that a command that has seen the
-		// cancellation is killed by the next signal.
-		signal.Stop(sig)
-		cancel()
-	}()
-	return ctx, cancel
+	watch = sync.OnceFunc(func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			select {
+			case <-sig:
+			case <-ctx.Done():
+			}
+			// Before cancelling, so that a command that has seen the
+			// cancellation is killed by the next signal.
+			signal.Stop(sig)
+			cancel()
+		}()
+	})
+	return ctx, watch, cancel
 }
 
 // Run runs one command line (args[0] is the program name) and returns its
-// exit code; errors are printed to f.IO.ErrOut. It never exits the process.
+// exit code; errors are printed to f.IO.ErrOut. It never exits the process
+// and leaves signals alone.
 //
 // Run may replace f.Getwd (for -C), so give each run its own Factory.
 //
 // Of the registered commands, only the one args name is built (see
 // registered); a command line that names none builds them all.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	return run(ctx, f, args, registered())
+	return run(ctx, f, args, registered(), nil)
 }
 
 // RunCommand is Run for `git uwf <command> args…` with newCmd's command as
 // the only one: MainCommand's work, and in-process tests of a command that
 // git-uwf runs as a program of its own.
 func RunCommand(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Factory) *cli.Command, args []string) int {
+	return runCommand(ctx, f, newCmd, args, nil)
+}
+
+func runCommand(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Factory) *cli.Command, args []string, watchSignals func()) int {
 	name := newCmd(f).Name
-	return run(ctx, f, append([]string{"git-uwf", name}, args...), []command{{names: []string{name}, build: newCmd}})
+	return run(ctx, f, append([]string{"git-uwf", name}, args...), []command{{names: []string{name}, build: newCmd}}, watchSignals)
 }
 
 // run is Run with the top-level commands supplied, so tests can use their
-// own. It builds the ones the command line needs (see needed).
-func run(ctx context.Context, f *cmdutil.Factory, args []string, cmds []command) int {
+// own. It builds the ones the command line needs (see needed), and calls
+// watchSignals, when not nil, before it runs any command line but one that
+// names no command or a quick one (see command.quick).
+func run(ctx context.Context, f *cmdutil.Factory, args []string, cmds []command, watchSignals func()) int {
 	if f.RunCommand == nil {
-		f.RunCommand = func(ctx context.Context, cf *cmdutil.Factory, args []string) int { return run(ctx, cf, args, cmds) }
+		f.RunCommand = func(ctx context.Context, cf *cmdutil.Factory, args []string) int {
+			return run(ctx, cf, args, cmds, nil)
+		}
 	}
 	flags := appFlags()
-	app := newApp(f, flags, buildAll(f, needed(flags, cmds, args)))
+	build, named := needed(flags, cmds, args)
+	if watchSignals != nil && named != nil && !named.quick {
+		watchSignals()
+	}
+	app := newApp(f, flags, buildAll(f, build))
 	args, path := reorder(app.Flags, app.Commands, args)
 	err := app.RunContext(ctx, args)
 	err = normalizeError(err, strings.Join(path, " "))

@@ -169,7 +169,7 @@ func runTest(t *testing.T, f *cmdutil.Factory, args string, actionErr error) (in
 		f.IO = ios
 	}
 	var g got
-	code := run(t.Context(), f, append([]string{"git-uwf"}, strings.Fields(args)...), testCommands(&g, actionErr))
+	code := run(t.Context(), f, append([]string{"git-uwf"}, strings.Fields(args)...), testCommands(&g, actionErr), nil)
 	return code, out.String(), errOut.String(), g
 }
 
@@ -465,50 +465,57 @@ func TestRunBuildsWhatItNeeds(t *testing.T) {
 	tests := []struct {
 		args  string
 		built []string // nil: all of them
+		// signals: whether the run starts signal handling (a quick
+		// command, or none named, does not)
+		signals bool
 	}{
-		{"version", []string{"version"}},
-		{"version --format json", []string{"version"}},
-		{"-v --format=yaml version", []string{"version"}},
-		{"version extra", []string{"version"}},
-		{"version --bogus", []string{"version"}},
-		{"--bogus version", []string{"version"}},
-		{"-C . version", []string{"version"}},
-		{"version -h", []string{"version"}},
-		{"-h version", []string{"version"}},
-		{"thread list --help", []string{"thread"}},
-		{"thread list -h --format json", []string{"thread"}},
-		{"thread -h", []string{"thread"}},
-		{"thread", []string{"thread"}},
-		{"thread bogus", []string{"thread"}},
-		{"-h thread list x", []string{"thread"}},
-		{"workflow ls --help", []string{"workflow"}},
-		{"completion bash", []string{"completion"}},
-		{"completion tcsh", []string{"completion"}},
-		{"serve --help", []string{"serve"}},
-		{"", nil},
-		{"-h", nil},
-		{"-v --help", nil},
-		{"-V", nil},
-		{"bogus", nil},
-		{"versoin", nil},
-		{"-h bogus", nil},
-		{"help thread", nil},
-		{"-- version", nil},
-		{"- version", nil},
-		{"__complete th", nil},
-		{"__complete thread ''", nil},
-		{"__complete -C . thread l", nil},
+		{"version", []string{"version"}, false},
+		{"version --format json", []string{"version"}, false},
+		{"-v --format=yaml version", []string{"version"}, false},
+		{"version extra", []string{"version"}, false},
+		{"version --bogus", []string{"version"}, false},
+		{"--bogus version", []string{"version"}, false},
+		{"-C . version", []string{"version"}, false},
+		{"version -h", []string{"version"}, false},
+		{"-h version", []string{"version"}, false},
+		{"thread list --help", []string{"thread"}, true},
+		{"thread list -h --format json", []string{"thread"}, true},
+		{"thread -h", []string{"thread"}, true},
+		{"thread", []string{"thread"}, true},
+		{"thread bogus", []string{"thread"}, true},
+		{"-h thread list x", []string{"thread"}, true},
+		{"workflow ls --help", []string{"workflow"}, true},
+		{"completion bash", []string{"completion"}, false},
+		{"completion tcsh", []string{"completion"}, false},
+		{"serve --help", []string{"serve"}, true},
+		{"", nil, false},
+		{"-h", nil, false},
+		{"-v --help", nil, false},
+		{"-V", nil, false},
+		{"bogus", nil, false},
+		{"versoin", nil, false},
+		{"-h bogus", nil, false},
+		{"help thread", nil, false},
+		{"-- version", nil, false},
+		{"- version", nil, false},
+		{"__complete th", nil, true},
+		{"__complete thread ''", nil, true},
+		{"__complete -C . thread l", nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			args := append([]string{"git-uwf"}, strings.Fields(tt.args)...)
+			watched := 0
 			runOnce := func(cmds []command) (int, string, string) {
 				ios, _, out, errOut := iostreams.Test()
-				code := run(t.Context(), cmdutil.NewFactory(ios), args, cmds)
+				code := run(t.Context(), cmdutil.NewFactory(ios), args, cmds, func() { watched++ })
 				return code, out.String(), errOut.String()
 			}
 			built := map[string]int{}
 			code, out, errOut := runOnce(counted(registered(), built))
+			if got := watched > 0; got != tt.signals || watched > 1 {
+				t.Errorf("signal handling started %d times, want it started: %v", watched, tt.signals)
+			}
 
 			eager := registered()
 			for i := range eager {
