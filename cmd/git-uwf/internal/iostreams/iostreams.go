@@ -15,12 +15,13 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
-	// Whether each stream is a terminal: asked of the system when first
-	// wanted (System), or fixed (Test and the Set methods). Nil is false.
+	// Whether each stream is a terminal, and whether NO_COLOR is set:
+	// asked of the system when first wanted (System), or fixed (Test and
+	// the Set methods). Nil is false.
 	stdinTTY  func() bool
 	stdoutTTY func() bool
 	stderrTTY func() bool
-	noColor   bool
+	noColor   func() bool
 
 	// now and tick drive StartProgress; tests in this package replace them.
 	now  func() time.Time
@@ -31,7 +32,8 @@ type IOStreams struct {
 // Whether a stream is a terminal is found out the first time it is asked,
 // once; a command that never asks costs no system calls. Colour is
 // disabled when the NO_COLOR environment variable is set to a non-empty
-// value.
+// value, which is read when colour is first asked about and Out is a
+// terminal: the first read of the environment copies all of it into a map.
 func System() *IOStreams {
 	// The files wrapped now, not whatever os.Stdin and the others hold
 	// when first asked.
@@ -43,7 +45,7 @@ func System() *IOStreams {
 		stdinTTY:  sync.OnceValue(func() bool { return isTerminal(in) }),
 		stdoutTTY: sync.OnceValue(func() bool { return isTerminal(out) }),
 		stderrTTY: sync.OnceValue(func() bool { return isTerminal(errOut) }),
-		noColor:   os.Getenv("NO_COLOR") != "",
+		noColor:   sync.OnceValue(func() bool { return os.Getenv("NO_COLOR") != "" }),
 		now:       time.Now,
 		tick:      100 * time.Millisecond,
 	}
@@ -81,13 +83,15 @@ func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = fixed(v) }
 func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = fixed(v) }
 
 // SetNoColor disables (true) or re-allows (false) colour, as NO_COLOR does.
-func (s *IOStreams) SetNoColor(v bool) { s.noColor = v }
+func (s *IOStreams) SetNoColor(v bool) { s.noColor = fixed(v) }
 
 // ColorEnabled reports whether output to Out may use colour: Out is a
 // terminal and NO_COLOR is not set.
-func (s *IOStreams) ColorEnabled() bool { return !s.noColor && s.IsStdoutTTY() }
+func (s *IOStreams) ColorEnabled() bool {
+	return s.IsStdoutTTY() && (s.noColor == nil || !s.noColor())
+}
 
-// fixed returns a terminal check that answers v.
+// fixed returns a check that answers v.
 func fixed(v bool) func() bool { return func() bool { return v } }
 
 // isTerminal reports whether f is a character device other than the null

@@ -63,6 +63,27 @@ func TestTTYOverridesAndColor(t *testing.T) {
 	}
 }
 
+// TestSystemNoColor: System's streams read NO_COLOR, when colour is asked
+// about, from the environment.
+func TestSystemNoColor(t *testing.T) {
+	for _, tt := range []struct {
+		value     string
+		wantColor bool
+	}{
+		{"", true},
+		{"1", false},
+	} {
+		t.Run("NO_COLOR="+tt.value, func(t *testing.T) {
+			t.Setenv("NO_COLOR", tt.value)
+			ios := System()
+			ios.SetStdoutTTY(true)
+			if got := ios.ColorEnabled(); got != tt.wantColor {
+				t.Errorf("ColorEnabled = %v, want %v", got, tt.wantColor)
+			}
+		})
+	}
+}
+
 func TestIsTerminal(t *testing.T) {
 	null, err := os.Open(os.DevNull)
 	if err != nil {
