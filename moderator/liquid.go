@@ -46,13 +46,33 @@ const budgetKey = "uwf budget"
 // budget; see instrument.
 const tickTag = "uwfbudgettick"
 
-var (
-	errLiquidTooLong  = fmt.Errorf("the template ran too long (more than %d loop iterations or %v)", liquidMaxIterations, liquidMaxTime)
-	errLiquidTooLarge = fmt.Errorf("the template produced more than %d bytes", liquidMaxOutput)
-	errNoInclude      = errors.New("include is not supported in edge templates: they never read files")
-	errLiquidRange    = fmt.Errorf("a range has more than %d values", liquidMaxIterations)
-	errLiquidTooMany  = fmt.Errorf("a filter produced more than %d values", liquidMaxOutput)
+var errNoInclude = errors.New("include is not supported in edge templates: they never read files")
+
+// A limitError is a rendering that went past one of the limits above. Its
+// message is formatted when asked for: fmt.Errorf at package level would
+// format every message at every process start.
+type limitError int
+
+const (
+	errLiquidTooLong limitError = iota + 1
+	errLiquidTooLarge
+	errLiquidRange
+	errLiquidTooMany
 )
+
+func (e limitError) Error() string {
+	switch e {
+	case errLiquidTooLong:
+		return fmt.Sprintf("the template ran too long (more than %d loop iterations or %v)", liquidMaxIterations, liquidMaxTime)
+	case errLiquidTooLarge:
+		return fmt.Sprintf("the template produced more than %d bytes", liquidMaxOutput)
+	case errLiquidRange:
+		return fmt.Sprintf("a range has more than %d values", liquidMaxIterations)
+	case errLiquidTooMany:
+		return fmt.Sprintf("a filter produced more than %d values", liquidMaxOutput)
+	}
+	return fmt.Sprintf("liquid limit %d", int(e))
+}
 
 // liquidBudget is what one rendering may still spend.
 type liquidBudget struct {

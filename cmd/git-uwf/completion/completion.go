@@ -61,7 +61,7 @@ func NewCmdCompletion(f *cmdutil.Factory) *cli.Command {
 }
 
 func completionRun(opts *CompletionOptions) error {
-	script, ok := scripts[opts.Shell]
+	script, ok := shellScript(opts.Shell)
 	if !ok {
 		return cmdutil.FlagErrorf("unknown shell %q: want bash, zsh or fish%s", opts.Shell, cmdutil.DidYouMean(opts.Shell, []string{"bash", "zsh", "fish"}))
 	}
@@ -201,8 +201,10 @@ func argCandidates(ctx context.Context, openRepo func(context.Context) (*chain.R
 	return nil
 }
 
-var scripts = map[string]string{
-	"bash": `# git-uwf completion for bash: source <(git uwf completion bash)
+// Each shell's script is a constant, chosen by a switch: a map literal
+// at package level would be built at every process start.
+const (
+	bashScript = `# git-uwf completion for bash: source <(git uwf completion bash)
 __git_uwf_complete_from() {
 	local start=$1 cur="${COMP_WORDS[COMP_CWORD]}" IFS=$'\n'
 	COMPREPLY=($(git uwf __complete "${COMP_WORDS[@]:start:COMP_CWORD-start}" "$cur" 2>/dev/null))
@@ -217,8 +219,8 @@ _git_uwf() {
 }
 _git_uwf_direct() { __git_uwf_complete_from 1; }
 complete -o default -F _git_uwf_direct git-uwf
-`,
-	"zsh": `#compdef git-uwf
+`
+	zshScript = `#compdef git-uwf
 # git-uwf completion for zsh: source <(git uwf completion zsh)
 # For "git uwf …" also: zstyle ':completion:*:*:git:*' user-commands uwf:'run multi-role agent workflows'
 _git-uwf() {
@@ -227,8 +229,8 @@ _git-uwf() {
 	compadd -a cands
 }
 compdef _git-uwf git-uwf
-`,
-	"fish": `# git-uwf completion for fish: git uwf completion fish > ~/.config/fish/completions/git-uwf.fish
+`
+	fishScript = `# git-uwf completion for fish: git uwf completion fish > ~/.config/fish/completions/git-uwf.fish
 function __git_uwf_complete
 	set -l toks (commandline -opc)
 	if test "$toks[1]" = git
@@ -240,5 +242,18 @@ function __git_uwf_complete
 end
 complete -c git-uwf -f -a '(__git_uwf_complete)'
 complete -c git -n '__fish_seen_subcommand_from uwf' -f -a '(__git_uwf_complete)'
-`,
+`
+)
+
+// shellScript returns the completion script for shell.
+func shellScript(shell string) (string, bool) {
+	switch shell {
+	case "bash":
+		return bashScript, true
+	case "zsh":
+		return zshScript, true
+	case "fish":
+		return fishScript, true
+	}
+	return "", false
 }

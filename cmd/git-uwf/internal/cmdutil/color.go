@@ -2,14 +2,23 @@ package cmdutil
 
 import "github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
 
-// statusColors are the ANSI colours of thread states and common output
-// statuses.
-var statusColors = map[string]string{
-	"completed": "32", "approved": "32", "done": "32",
-	"running":   "36",
-	"suspended": "33",
-	"failed":    "31", "rejected": "31",
-	"cancelled": "2",
+// statusColor returns the ANSI colour of a thread state or common output
+// status. A switch, not a map at package level, which every process would
+// build at start.
+func statusColor(s string) (string, bool) {
+	switch s {
+	case "completed", "approved", "done":
+		return "32", true
+	case "running":
+		return "36", true
+	case "suspended":
+		return "33", true
+	case "failed", "rejected":
+		return "31", true
+	case "cancelled":
+		return "2", true
+	}
+	return "", false
 }
 
 // StatusColorer returns a function that colours a status word for
@@ -24,7 +33,7 @@ func StatusColorer(ios *iostreams.IOStreams) func(string) string {
 
 // ColorStatus wraps a known status word in its ANSI colour.
 func ColorStatus(s string) string {
-	code, ok := statusColors[s]
+	code, ok := statusColor(s)
 	if !ok {
 		return s
 	}
