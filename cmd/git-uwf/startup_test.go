@@ -2,6 +2,9 @@ package main_test
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +74,7 @@ var initBudget = map[string]struct {
 
 // Budgets for every other package's initialisation.
 const (
-	ownInitBytes, ownInitAllocs = 4 << 10, 32   // github.com/git-uwf/…: build it on first use
+	ownInitBytes, ownInitAllocs = 1 << 10, 24   // github.com/git-uwf/…: build it on first use (the most: moderator, 824 bytes and 18 allocations of sync.OnceValue)
 	depInitBytes, depInitAllocs = 32 << 10, 400 // any other dependency (the largest: yaml.v2 27 KB, gob 356 allocs)
 	totalInitBytes              = 1 << 20       // every package: 0.77 MB with goldmark, less without
 )
@@ -101,6 +104,7 @@ func TestStartupWork(t *testing.T) {
 	}
 	checkNotLinked(t, "git-uwf", deps, notLinked)
 	checkNotLinked(t, "git-uwf", deps, objectLibraries)
+	checkNoMapLiterals(t, tags)
 	out, err = exec.Command("go", "list", "-tags", tags, "-deps", "../git-uwf-serve").Output()
 	if err != nil {
 		t.Fatalf("go list -deps ../git-uwf-serve: %v", err)
@@ -149,6 +153,51 @@ func TestStartupWork(t *testing.T) {
 	}
 	if total > totalInitBytes {
 		t.Errorf("package initialisation allocates %d bytes in all, budget %d", total, totalInitBytes)
+	}
+}
+
+// checkNoMapLiterals reports every map literal assigned to a package-level
+// variable in the module's packages that git-uwf links: Go builds such a
+// map before main, in every process. A switch, or a map built on first use
+// (sync.OnceValue), costs nothing until it is needed.
+func checkNoMapLiterals(t *testing.T, tags string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-tags", tags, "-deps", "-f", `{{if not .Standard}}{{.ImportPath}}{{range .GoFiles}} {{$.Dir}}/{{.}}{{end}}{{end}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	fset := token.NewFileSet()
+	files := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "github.com/git-uwf/") {
+			continue
+		}
+		for _, name := range f[1:] {
+			file, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			for _, decl := range file.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || gd.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					for _, v := range spec.(*ast.ValueSpec).Values {
+						if lit, ok := v.(*ast.CompositeLit); ok {
+							if _, isMap := lit.Type.(*ast.MapType); isMap {
+								t.Errorf("%s: a map literal at package level is built at every process start: use a switch, or build it on first use", fset.Position(lit.Pos()))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if files == 0 {
+		t.Fatalf("go list -deps listed no Go file of the module:\n%s", out)
 	}
 }
 
