@@ -100,6 +100,7 @@ func RunCommand(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Fa
 	return runCommand(ctx, f, newCmd, args, nil)
 }
 
+// runCommand is RunCommand with run's watchSignals.
 func runCommand(ctx context.Context, f *cmdutil.Factory, newCmd func(*cmdutil.Factory) *cli.Command, args []string, watchSignals func()) int {
 	name := newCmd(f).Name
 	return run(ctx, f, append([]string{"git-uwf", name}, args...), []command{{names: []string{name}, build: newCmd}}, watchSignals)
