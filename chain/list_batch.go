@@ -67,7 +67,9 @@ type headRead struct {
 // flight is one chunk of threads on its way through the batch rounds.
 type flight struct {
 	b       objectAsker // the reader of this chunk
+	first   int         // the index of chunk[0] in the listing's ids
 	chunk   []ThreadID
+	keys    []cacheKey // of each of chunk
 	reads   []*headRead
 	commits pendingObjects // head commit of each read
 	trees   pendingObjects // root tree of each read left
@@ -143,26 +145,28 @@ func decodeOutputObject(o gitrepo.Object) decodedOutput {
 }
 
 // summarizeMany derives the summaries of ids (without the running
-// overlay), keyed as in keys, through a cat-file process when there are at
-// least minBatch of them, and hands each to emit as it is settled (once
-// per id unless ctx is done), so that they are kept only where the caller
-// keeps them.
+// overlay), the i'th keyed by keys[i], through a cat-file process when
+// there are at least minBatch of them, and hands each to emit with its
+// index in ids as it is settled (once per id unless ctx is done), so that
+// they are kept only where the caller keeps them.
 //
 // starts knows the start commits of some commits (see list_starts.go) and
 // learns those of the commits walked.
-func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch int, emit func(ThreadID, cachedSummary)) {
-	usual := func(id ThreadID) cachedSummary { return r.summarizeHead(ctx, id, keys[id], starts) }
+func (r *Repo) summarizeMany(ctx context.Context, ids []ThreadID, keys []cacheKey, starts *startCommits, minBatch int, emit func(int, cachedSummary)) {
+	usual := func(i int) cachedSummary { return r.summarizeHead(ctx, ids[i], keys[i], starts) }
 	r.summarizeChunks(ctx, ids, keys, starts, minBatch, batchChunk, usual, emit)
 }
 
 // summarizeChunks is summarizeMany with chunks of chunk threads.
 //
-// usual derives the summary of a thread the batch path does not settle.
-func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[ThreadID]cacheKey, starts *startCommits, minBatch, chunk int,
-	usual func(ThreadID) cachedSummary, emit func(ThreadID, cachedSummary)) {
+// usual derives the summary of the i'th thread when the batch path does
+// not settle it.
+func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys []cacheKey, starts *startCommits, minBatch, chunk int,
+	usual func(int) cachedSummary, emit func(int, cachedSummary)) {
 	var flights []*flight
 	for start := 0; start < len(ids); start += chunk {
-		flights = append(flights, &flight{chunk: ids[start:min(start+chunk, len(ids))]})
+		end := min(start+chunk, len(ids))
+		flights = append(flights, &flight{first: start, chunk: ids[start:end], keys: keys[start:end]})
 	}
 	var batches []objectAsker
 	if len(ids) >= minBatch {
@@ -175,11 +179,11 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 		batches = r.newObjectAskers(ctx, n) // none: every thread takes the usual path
 	}
 	if len(batches) == 0 {
-		for _, id := range ids {
+		for i := range ids {
 			if ctx.Err() != nil {
 				break
 			}
-			emit(id, usual(id))
+			emit(i, usual(i))
 		}
 		return
 	}
@@ -193,7 +197,7 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 	// so each stage waits for answers asked for at least one step earlier,
 	// with later requests queued behind them for git to work on meanwhile.
 	stages := []func(*flight){
-		func(f *flight) { askCommits(f.b, f, keys) },
+		func(f *flight) { askCommits(f.b, f) },
 		func(f *flight) { askTrees(f.b, f, starts) },
 		func(f *flight) { walkToStarts(f, starts); askNodes(f.b, f) },
 		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
@@ -213,11 +217,11 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys map[Thr
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
 // with a head.
-func askCommits(b objectAsker, f *flight, keys map[ThreadID]cacheKey) {
+func askCommits(b objectAsker, f *flight) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
 	names := newNameList(len(f.chunk))
 	for i, id := range f.chunk {
-		k := keys[id]
+		k := f.keys[i]
 		if k.head.IsZero() {
 			continue
 		}
@@ -404,7 +408,7 @@ func (r *Repo) decodeHeads(ctx context.Context, b objectAsker, f *flight) {
 
 // settle reads f's outputs, routes the step heads and hands every summary
 // of f's chunk to emit, deriving the usual way what the batch did not.
-func (r *Repo) settle(ctx context.Context, f *flight, emit func(ThreadID, cachedSummary), usual func(ThreadID) cachedSummary) {
+func (r *Repo) settle(ctx context.Context, f *flight, emit func(int, cachedSummary), usual func(int) cachedSummary) {
 	if f.err == nil {
 		if _, err := f.outs.Wait(); err != nil {
 			f.err = err
@@ -420,13 +424,13 @@ func (r *Repo) settle(ctx context.Context, f *flight, emit func(ThreadID, cached
 	for _, h := range f.reads {
 		settled[h.chunkAt] = h
 	}
-	for i, id := range f.chunk {
+	for i := range f.chunk {
 		h := settled[i]
 		switch {
 		case f.err == nil && h != nil && h.id != "" && h.out != nil:
-			emit(id, *h.out)
+			emit(f.first+i, *h.out)
 		case ctx.Err() == nil:
-			emit(id, usual(id))
+			emit(f.first+i, usual(f.first+i))
 		}
 	}
 }
