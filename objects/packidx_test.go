@@ -209,7 +209,7 @@ func TestIdxLookupSpread(t *testing.T) {
 // offset offsets[i] (10*i when offsets is nil; offsets of 2 GiB and more
 // go to the table of 64-bit offsets), into a new directory, and returns
 // the directory.
-func writeIdx(t *testing.T, names []gitobj.Hash, offsets []int64) string {
+func writeIdx(t testing.TB, names []gitobj.Hash, offsets []int64) string {
 	t.Helper()
 	var small []uint32
 	var large []uint64
