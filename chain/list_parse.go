@@ -66,7 +66,7 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 	if line, _, ok = bytes.Cut(rest, []byte{'\n'}); !ok || !bytes.HasPrefix(line, []byte("committer ")) {
 		return c, false
 	}
-	c.when = gitobj.ParseSignature(line[len("committer "):]).When
+	c.when = gitobj.SignatureTime(line[len("committer "):])
 	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
 		msg := data[i+1:]
 		c.thread = bytes.Contains(msg, []byte("\n"+threadTrailer+": "))
