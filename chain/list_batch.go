@@ -48,20 +48,26 @@ const (
 	batchChunk = 512
 )
 
-// headRead is one thread on its way through the batch rounds.
+// headRead is one thread on its way through the batch rounds. The reads
+// of a chunk are allocated together, and each holds its entry, thread,
+// summary and first commits walked, rather than allocating each: a cold
+// listing of 10,000 threads made some 50,000 allocations fewer so.
 type headRead struct {
 	id      ThreadID // "" once left to the usual path
 	chunkAt int      // the index of id in its flight's chunk
 	key     cacheKey
-	entry   *Entry
+	entry   Entry
 	root    rootEntries
-	t       *Thread
-	out     *cachedSummary
+	t       *Thread // &thread once decoded
+	thread  Thread
+	out     cachedSummary
+	done    bool // out is the summary
 	start   startInfo
-	// On the walk to the start commit: the commits walked so far, and the
-	// next one to read.
-	path []gitobj.Hash
-	at   gitobj.Hash
+	// On the walk to the start commit: the commits walked so far (in
+	// pathBuf while they fit), and the next one to read.
+	path    []gitobj.Hash
+	pathBuf [2]gitobj.Hash
+	at      gitobj.Hash
 }
 
 // flight is one chunk of threads on its way through the batch rounds.
@@ -219,13 +225,15 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys []cache
 // with a head.
 func askCommits(b objectAsker, f *flight) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
+	reads := make([]headRead, 0, len(f.chunk)) // never grown: f.reads points into it
 	names := newNameList(len(f.chunk))
 	for i, id := range f.chunk {
 		k := f.keys[i]
 		if k.head.IsZero() {
 			continue
 		}
-		f.reads = append(f.reads, &headRead{id: id, chunkAt: i, key: k})
+		reads = append(reads, headRead{id: id, chunkAt: i, key: k})
+		f.reads = append(f.reads, &reads[len(reads)-1])
 		names.add(k.head, "")
 	}
 	f.commitsRead = make([]parsedCommit, len(f.reads))
@@ -249,9 +257,9 @@ func askTrees(b objectAsker, f *flight, starts *startCommits) {
 			h.id = "" // left to the usual path
 			continue
 		}
-		h.entry = &Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
+		h.entry = Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
 		names.add(c.tree, "")
-		h.path = []gitobj.Hash{h.key.head}
+		h.path = append(h.pathBuf[:0], h.key.head)
 		h.walk(c, starts)
 		if h.path != nil {
 			f.walking = append(f.walking, h)
@@ -427,8 +435,8 @@ func (r *Repo) settle(ctx context.Context, f *flight, emit func(int, cachedSumma
 	for i := range f.chunk {
 		h := settled[i]
 		switch {
-		case f.err == nil && h != nil && h.id != "" && h.out != nil:
-			emit(f.first+i, *h.out)
+		case f.err == nil && h != nil && h.id != "" && h.done:
+			emit(f.first+i, h.out)
 		case ctx.Err() == nil:
 			emit(f.first+i, usual(f.first+i))
 		}
@@ -457,7 +465,7 @@ func (h *headRead) finish(r *Repo, rc moderator.RouteContext) {
 	} else {
 		st = r.routedState(h.t, rc, h.key.attempts)
 	}
-	h.out = &cachedSummary{key: h.key, sum: summaryOf(h.t, st, h.start)}
+	h.out, h.done = cachedSummary{key: h.key, sum: summaryOf(h.t, st, h.start)}, true
 }
 
 // decodeHead builds the thread from its head node and start node, as
@@ -468,12 +476,13 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, node, startNode deco
 	}
 	n := node.n
 	n.OID = h.root.node
-	e := h.entry
+	e := &h.entry
 	e.Node = n
 	if r.decodeNode(e) != nil {
 		return false
 	}
-	t := &Thread{ID: h.id, Head: e}
+	h.thread = Thread{ID: h.id, Head: e}
+	t := &h.thread
 	if h.root.start == h.root.node && e.Kind == KindStart {
 		// A thread at its start: the head is the start node.
 		t.StartAlias, t.Start = n.Alias, *e.Start
