@@ -232,8 +232,11 @@ func askCommits(b objectAsker, f *flight) {
 		if k.head.IsZero() {
 			continue
 		}
-		reads = append(reads, headRead{id: id, chunkAt: i, key: k})
-		f.reads = append(f.reads, &reads[len(reads)-1])
+		// Set in place: the zeroed slice needs no copy of a whole read.
+		reads = reads[:len(reads)+1]
+		h := &reads[len(reads)-1]
+		h.id, h.chunkAt, h.key = id, i, k
+		f.reads = append(f.reads, h)
 		names.add(k.head, "")
 	}
 	f.commitsRead = make([]parsedCommit, len(f.reads))
@@ -257,7 +260,8 @@ func askTrees(b objectAsker, f *flight, starts *startCommits) {
 			h.id = "" // left to the usual path
 			continue
 		}
-		h.entry = Entry{Commit: h.key.head, Tree: c.tree, Parent: c.parent, Time: c.when}
+		e := &h.entry
+		e.Commit, e.Tree, e.Parent, e.Time = h.key.head, c.tree, c.parent, c.when
 		names.add(c.tree, "")
 		h.path = append(h.pathBuf[:0], h.key.head)
 		h.walk(c, starts)
