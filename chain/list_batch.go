@@ -72,19 +72,22 @@ type headRead struct {
 
 // flight is one chunk of threads on its way through the batch rounds.
 type flight struct {
-	b       objectAsker // the reader of this chunk
-	first   int         // the index of chunk[0] in the listing's ids
-	chunk   []ThreadID
-	keys    []cacheKey // of each of chunk
-	reads   []*headRead
-	commits pendingObjects // head commit of each read
-	trees   pendingObjects // root tree of each read left
-	walking []*headRead    // reads on their way to the start commit, in the order of parents
-	parents pendingObjects // the commit each of walking is at
-	nodes   pendingObjects // head node, and start node unless the same
-	steps   []*headRead    // reads whose head is a step, in the order of outs
-	outs    pendingObjects // the output of each of steps
-	err     error          // the batch broke: every thread takes the usual path
+	b     objectAsker // the reader of this chunk
+	first int         // the index of chunk[0] in the listing's ids
+	chunk []ThreadID
+	keys  []cacheKey // of each of chunk
+	// readsBuf holds the reads, which reads points at; cleared and used
+	// again for a later chunk once this one is settled.
+	readsBuf []headRead
+	reads    []*headRead
+	commits  pendingObjects // head commit of each read
+	trees    pendingObjects // root tree of each read left
+	walking  []*headRead    // reads on their way to the start commit, in the order of parents
+	parents  pendingObjects // the commit each of walking is at
+	nodes    pendingObjects // head node, and start node unless the same
+	steps    []*headRead    // reads whose head is a step, in the order of outs
+	outs     pendingObjects // the output of each of steps
+	err      error          // the batch broke: every thread takes the usual path
 
 	// What the cat-file reader parsed of each answer of commits, trees,
 	// nodes and outs, as it read them: parsing runs beside the decoding of
@@ -202,12 +205,28 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys []cache
 	// The rounds of a chunk are stages; step i runs stage s on chunk i-s,
 	// so each stage waits for answers asked for at least one step earlier,
 	// with later requests queued behind them for git to work on meanwhile.
+	//
+	// A settled chunk's reads are cleared and serve a later chunk: at most
+	// one chunk per stage is in flight, so a listing allocates five arrays
+	// of reads rather than one per chunk, each of which cost its pages'
+	// faults anew.
+	var spare [][]headRead
 	stages := []func(*flight){
-		func(f *flight) { askCommits(f.b, f) },
+		func(f *flight) {
+			var buf []headRead
+			if n := len(spare); n > 0 {
+				buf, spare = spare[n-1], spare[:n-1]
+				clear(buf)
+			}
+			askCommits(f.b, f, buf)
+		},
 		func(f *flight) { askTrees(f.b, f, starts) },
 		func(f *flight) { walkToStarts(f, starts); askNodes(f.b, f) },
 		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
-		func(f *flight) { r.settle(ctx, f, emit, usual) },
+		func(f *flight) {
+			r.settle(ctx, f, emit, usual)
+			spare = append(spare, f.readsBuf)
+		},
 	}
 	for i := 0; i < len(flights)+len(stages)-1 && ctx.Err() == nil; i++ {
 		for s, stage := range stages {
@@ -222,10 +241,15 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys []cache
 }
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
-// with a head.
-func askCommits(b objectAsker, f *flight) {
+// with a head. The reads go in buf when it has room (zeroed), else in a
+// new array.
+func askCommits(b objectAsker, f *flight, buf []headRead) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
-	reads := make([]headRead, 0, len(f.chunk)) // never grown: f.reads points into it
+	if cap(buf) < len(f.chunk) {
+		buf = make([]headRead, len(f.chunk))
+	}
+	f.readsBuf = buf[:cap(buf)]
+	reads := buf[:0] // never grown: f.reads points into it
 	names := newNameList(len(f.chunk))
 	for i, id := range f.chunk {
 		k := f.keys[i]
