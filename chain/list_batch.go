@@ -80,18 +80,18 @@ type flight struct {
 	first int         // the index of chunk[0] in the listing's ids
 	chunk []ThreadID
 	keys  []cacheKey // of each of chunk
-	// readsBuf holds the reads, which reads points at; cleared and used
-	// again for a later chunk once this one is settled.
-	readsBuf []headRead
-	reads    []*headRead
-	commits  pendingObjects // head commit of each read
-	trees    pendingObjects // root tree of each read left
-	walking  []*headRead    // reads on their way to the start commit, in the order of parents
-	parents  pendingObjects // the commit each of walking is at
-	nodes    pendingObjects // head node, and start node unless the same
-	steps    []*headRead    // reads whose head is a step, in the order of outs
-	outs     pendingObjects // the output of each of steps
-	err      error          // the batch broke: every thread takes the usual path
+	// bufs holds the reads (which reads points at) and the decoded nodes;
+	// cleared and used again for a later chunk once this one is settled.
+	bufs    flightBufs
+	reads   []*headRead
+	commits pendingObjects // head commit of each read
+	trees   pendingObjects // root tree of each read left
+	walking []*headRead    // reads on their way to the start commit, in the order of parents
+	parents pendingObjects // the commit each of walking is at
+	nodes   pendingObjects // head node, and start node unless the same
+	steps   []*headRead    // reads whose head is a step, in the order of outs
+	outs    pendingObjects // the output of each of steps
+	err     error          // the batch broke: every thread takes the usual path
 
 	// What the cat-file reader parsed of each answer of commits, trees,
 	// nodes and outs, as it read them: parsing runs beside the decoding of
@@ -101,6 +101,12 @@ type flight struct {
 	treesRead   []parsedTree
 	nodesRead   []decodedNode
 	outsRead    []decodedOutput
+}
+
+// flightBufs are the arrays of a flight that later flights use again.
+type flightBufs struct {
+	reads []headRead    // zeroed, of a cap of at least the chunk
+	nodes []decodedNode // zeroed, of a cap of at least two per thread
 }
 
 type parsedCommit struct {
@@ -210,26 +216,28 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys []cache
 	// so each stage waits for answers asked for at least one step earlier,
 	// with later requests queued behind them for git to work on meanwhile.
 	//
-	// A settled chunk's reads are cleared and serve a later chunk: at most
-	// one chunk per stage is in flight, so a listing allocates five arrays
-	// of reads rather than one per chunk, each of which cost its pages'
-	// faults anew.
-	var spare [][]headRead
+	// A settled chunk's reads and nodes are cleared and serve a later
+	// chunk: at most one chunk per stage is in flight, so a listing
+	// allocates five of each array rather than one per chunk, each of
+	// which cost its pages' faults anew.
+	var spare []flightBufs
 	stages := []func(*flight){
 		func(f *flight) {
-			var buf []headRead
 			if n := len(spare); n > 0 {
-				buf, spare = spare[n-1], spare[:n-1]
-				clear(buf)
+				f.bufs, spare = spare[n-1], spare[:n-1]
+				clear(f.bufs.reads)
+				clear(f.bufs.nodes)
 			}
-			askCommits(f.b, f, buf)
+			askCommits(f.b, f)
 		},
 		func(f *flight) { askTrees(f.b, f, starts) },
 		func(f *flight) { walkToStarts(f, starts); askNodes(f.b, f) },
 		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
 		func(f *flight) {
 			r.settle(ctx, f, emit, usual)
-			spare = append(spare, f.readsBuf)
+			if f.err == nil { // else a reader may still write a node
+				spare = append(spare, f.bufs)
+			}
 		},
 	}
 	for i := 0; i < len(flights)+len(stages)-1 && ctx.Err() == nil; i++ {
@@ -245,15 +253,14 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys []cache
 }
 
 // askCommits starts a chunk: it asks b for the head commit of each thread
-// with a head. The reads go in buf when it has room (zeroed), else in a
-// new array.
-func askCommits(b objectAsker, f *flight, buf []headRead) {
+// with a head. The reads go in f.bufs.reads when it has room (zeroed),
+// else in a new array.
+func askCommits(b objectAsker, f *flight) {
 	f.reads = make([]*headRead, 0, len(f.chunk))
-	if cap(buf) < len(f.chunk) {
-		buf = make([]headRead, len(f.chunk))
+	if cap(f.bufs.reads) < len(f.chunk) {
+		f.bufs.reads = make([]headRead, len(f.chunk))
 	}
-	f.readsBuf = buf[:cap(buf)]
-	reads := buf[:0] // never grown: f.reads points into it
+	reads := f.bufs.reads[:0] // never grown: f.reads points into it
 	names := newNameList(len(f.chunk))
 	for i, id := range f.chunk {
 		k := f.keys[i]
@@ -398,7 +405,10 @@ func askNodes(b objectAsker, f *flight) {
 		}
 	}
 	f.treesRead = nil
-	f.nodesRead = make([]decodedNode, names.len())
+	if cap(f.bufs.nodes) < names.len() {
+		f.bufs.nodes = make([]decodedNode, 2*len(f.chunk))
+	}
+	f.nodesRead = f.bufs.nodes[:names.len()]
 	f.nodes = b.AskEach(names, func(i int, o gitrepo.Object) { f.nodesRead[i] = decodeNodeObject(o) })
 }
 
