@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"encoding/hex"
 	"errors"
 	"hash/crc32"
 	"io"
@@ -154,10 +155,20 @@ func parseSummaryCache(raw []byte) summaryCache {
 // in 8 hex digits.
 func formatSummaryLine(c cachedSummary) string {
 	s := c.sum
-	head, attempts := c.key.hex()
-	// One buffer, made into the line without a copy: a cold listing
-	// formats a line per thread.
-	b := make([]byte, 0, 176+len(s.Prompt)+len(s.Error)+len(s.Workflow)+len(s.Branch))
+	// One buffer, made into the line without a copy, of the line's length
+	// unless a field needs escapes: a cold listing formats a line per
+	// thread. The 48 bytes are the separators, the time, the '=' of the
+	// roles, the checksum and the newline.
+	optLen := func(p *string) int {
+		if p == nil {
+			return 1
+		}
+		return len(*p)
+	}
+	n := 48 + len(s.Thread) + 2*len(c.key.head)*2 + len(s.StartCommit) + len(s.Branch) + len(s.Status) +
+		optLen(s.CurrentRole) + optLen(s.SuspendedRole) + len(s.Workflow) + len(s.WorkflowHash) + len(s.Head) +
+		len(s.Prompt) + len(s.Error)
+	b := make([]byte, 0, n)
 	field := func(v string) {
 		b = append(b, v...)
 		b = append(b, '\t')
@@ -171,8 +182,13 @@ func formatSummaryLine(c cachedSummary) string {
 		field(escapeField(*p))
 	}
 	field(string(s.Thread))
-	field(head)
-	field(attempts)
+	// The key's ids in hex, as cacheKey.hex gives them, without a string
+	// each.
+	b = append(hex.AppendEncode(b, c.key.head[:]), '\t')
+	if !c.key.attempts.IsZero() {
+		b = hex.AppendEncode(b, c.key.attempts[:])
+	}
+	b = append(b, '\t')
 	field(s.StartCommit)
 	field(escapeField(s.Branch))
 	field(string(s.Status))

@@ -2,6 +2,7 @@ package chain
 
 import (
 	"hash/crc32"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,46 @@ func TestSummaryLineRoundTrip(t *testing.T) {
 			(w.CurrentRole != nil && *got.CurrentRole != *w.CurrentRole) || (w.SuspendedRole != nil && *got.SuspendedRole != *w.SuspendedRole) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", got, w)
 		}
+	}
+}
+
+// TestSummaryLineAllocs: a line whose fields need no escapes is formatted
+// in one allocation, the line (a cold listing formats one per thread),
+// and is the line of the same fields written out one by one.
+func TestSummaryLineAllocs(t *testing.T) {
+	c := testSummary()
+	c.sum.Workflow, c.sum.Prompt, c.sum.Error, c.sum.Branch = "loop", "Task 1: do nothing.", "", "main"
+	tests := []struct {
+		name   string
+		change func(*cachedSummary)
+	}{
+		{"idle", func(*cachedSummary) {}},
+		{"failed, with attempts", func(c *cachedSummary) {
+			c.key.attempts = [20]byte{2}
+			c.sum.Status, c.sum.CurrentRole, c.sum.Error = StatusFailed, nil, "boom"
+		}},
+		{"no start commit", func(c *cachedSummary) { c.sum.StartCommit, c.sum.Branch = "", "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := c
+			tt.change(&c)
+			var line string
+			if n := testing.AllocsPerRun(20, func() { line = formatSummaryLine(c) }); n != 1 {
+				t.Errorf("formatSummaryLine makes %v allocations; want 1", n)
+			}
+			head, attempts := c.key.hex()
+			role := "-"
+			if c.sum.CurrentRole != nil {
+				role = "=" + *c.sum.CurrentRole
+			}
+			rec := strings.Join([]string{string(c.sum.Thread), head, attempts, c.sum.StartCommit, c.sum.Branch, string(c.sum.Status),
+				role, "-", c.sum.Workflow, c.sum.WorkflowHash, c.sum.Head, strconv.FormatInt(c.sum.UpdatedAt.UnixNano(), 10),
+				c.sum.Prompt, c.sum.Error}, "\t")
+			if want := rec + "\t" + formatCRC(rec) + "\n"; line != want {
+				t.Errorf("line\n%q\nwant\n%q", line, want)
+			}
+		})
 	}
 }
 

@@ -14,20 +14,21 @@ func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual m
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	keys := map[ThreadID]cacheKey{}
-	for _, id := range ids {
+	keys := make([]cacheKey, len(ids))
+	for i, id := range ids {
 		tip, err := r.resolveRef(id.AttemptsRef())
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		keys[id] = cacheKey{head: heads[id], attempts: tip}
+		keys[i] = cacheKey{head: heads[id], attempts: tip}
 	}
 	batch, usual, fellBack = map[ThreadID]Summary{}, map[ThreadID]Summary{}, map[ThreadID]bool{}
-	fallBack := func(id ThreadID) cachedSummary {
-		fellBack[id] = true
-		return r.summarizeHead(ctx, id, keys[id], newStartCommits(0))
+	fallBack := func(i int) cachedSummary {
+		fellBack[ids[i]] = true
+		return r.summarizeHead(ctx, ids[i], keys[i], newStartCommits(0))
 	}
-	r.summarizeChunks(ctx, ids, keys, newStartCommits(0), 1, chunk, fallBack, func(id ThreadID, c cachedSummary) {
+	r.summarizeChunks(ctx, ids, keys, newStartCommits(0), 1, chunk, fallBack, func(i int, c cachedSummary) {
+		id := ids[i]
 		if _, dup := batch[id]; dup {
 			err = fmt.Errorf("thread %s summarized twice", id)
 		}
@@ -36,8 +37,8 @@ func (r *Repo) SummariesBothWays(ctx context.Context, chunk int) (batch, usual m
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, id := range ids {
-		usual[id] = r.summarizeHead(ctx, id, keys[id], newStartCommits(0)).sum
+	for i, id := range ids {
+		usual[id] = r.summarizeHead(ctx, id, keys[i], newStartCommits(0)).sum
 	}
 	return batch, usual, fellBack, nil
 }
@@ -49,11 +50,11 @@ func (r *Repo) SummarizeBatch(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	keys := map[ThreadID]cacheKey{}
-	for _, id := range ids {
-		keys[id] = cacheKey{head: heads[id]}
+	keys := make([]cacheKey, len(ids))
+	for i, id := range ids {
+		keys[i] = cacheKey{head: heads[id]}
 	}
 	n := 0
-	r.summarizeMany(ctx, ids, keys, newStartCommits(0), 1, func(ThreadID, cachedSummary) { n++ })
+	r.summarizeMany(ctx, ids, keys, newStartCommits(0), 1, func(int, cachedSummary) { n++ })
 	return n, nil
 }

@@ -164,10 +164,13 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 	lines := make([]string, len(threads)) // "" for a miss
 	roles := make([]string, 0, 2*len(threads))
 	hits := 0
-	var misses []ThreadID
-	var keys map[ThreadID]cacheKey
+	// The threads to derive, their keys and their places in threads.
+	var (
+		misses []ThreadID
+		keys   []cacheKey
+		missAt []int
+	)
 	var previous []cacheLine // the cache's lines for moved threads
-	missAt := map[ThreadID]int{}
 	for i, t := range threads {
 		c, found := lineOf(t.id)
 		if found && c.head == t.head && c.attempts == attempts[t.id] {
@@ -177,8 +180,10 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 				continue
 			}
 		}
-		if keys == nil {
-			keys = map[ThreadID]cacheKey{}
+		if misses == nil {
+			misses = make([]ThreadID, 0, len(threads)-i)
+			keys = make([]cacheKey, 0, len(threads)-i)
+			missAt = make([]int, 0, len(threads)-i)
 		}
 		if found {
 			previous = append(previous, c)
@@ -187,9 +192,9 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		if a, ok := attempts[t.id]; ok {
 			key.attempts = gitobj.NewHash(a)
 		}
-		keys[t.id] = key
+		keys = append(keys, key)
 		misses = append(misses, t.id)
-		missAt[t.id] = i
+		missAt = append(missAt, i)
 	}
 	// Rewrite the cache file only when it would change: it holds entries
 	// that are no longer hits (gone or moved threads, damaged lines), or a
@@ -204,8 +209,8 @@ func (r *Repo) List(ctx context.Context, opts ListOptions) ([]Summary, error) {
 		for _, c := range previous {
 			starts.record(startInfo{commit: gitobj.NewHash(c.start), branch: c.branch()}, gitobj.NewHash(c.head))
 		}
-		r.summarizeMany(ctx, misses, keys, starts, listBatchMin, func(id ThreadID, c cachedSummary) {
-			i := missAt[id]
+		r.summarizeMany(ctx, misses, keys, starts, listBatchMin, func(m int, c cachedSummary) {
+			i := missAt[m]
 			sums[i] = c.sum
 			if c.sum.Thread != "" { // "" marks a summary that must not be cached
 				lines[i] = formatSummaryLine(c)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
@@ -66,12 +68,14 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 	if line, _, ok = bytes.Cut(rest, []byte{'\n'}); !ok || !bytes.HasPrefix(line, []byte("committer ")) {
 		return c, false
 	}
-	c.when = gitobj.ParseSignature(line[len("committer "):]).When
+	c.when = gitobj.SignatureTime(line[len("committer "):])
 	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
 		msg := data[i+1:]
 		c.thread = bytes.Contains(msg, []byte("\n"+threadTrailer+": "))
 		if c.parents == 0 {
-			c.branch = trailerValue(string(msg[1:]), BranchTrailer)
+			// Read in place and copied out: a copy of the message would
+			// be garbage at once, or kept whole by the branch.
+			c.branch = strings.Clone(trailerValue(unsafe.String(unsafe.SliceData(msg[1:]), len(msg)-1), BranchTrailer))
 		}
 	}
 	return c, true

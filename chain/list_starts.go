@@ -29,14 +29,16 @@ type startInfo struct {
 // commit whose chain was walked, so that walks stop at a commit seen before
 // (a thread's previous head, a fork point).
 type startCommits struct {
-	of     map[gitobj.Hash]int32 // commit → index in starts
-	index  map[gitobj.Hash]int32 // start commit → index in starts
+	of map[gitobj.Hash]int32 // commit → index in starts
+	// starts holds a start once per record: a start recorded again (a
+	// fork's) costs a slice entry rather than a map of the starts seen, a
+	// lookup and an insert per walk.
 	starts []startInfo
 }
 
 // newStartCommits makes room for about n commits.
 func newStartCommits(n int) *startCommits {
-	return &startCommits{of: make(map[gitobj.Hash]int32, n), index: make(map[gitobj.Hash]int32, n/2)}
+	return &startCommits{of: make(map[gitobj.Hash]int32, n), starts: make([]startInfo, 0, n/2)}
 }
 
 // lookup returns the start of the chain that c is on, if known.
@@ -50,12 +52,8 @@ func (s *startCommits) lookup(c gitobj.Hash) (startInfo, bool) {
 
 // record notes that every commit of path has start as its start commit.
 func (s *startCommits) record(start startInfo, path ...gitobj.Hash) {
-	i, ok := s.index[start.commit]
-	if !ok {
-		i = int32(len(s.starts))
-		s.starts = append(s.starts, start)
-		s.index[start.commit] = i
-	}
+	i := int32(len(s.starts))
+	s.starts = append(s.starts, start)
 	for _, c := range path {
 		s.of[c] = i
 	}

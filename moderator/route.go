@@ -79,7 +79,7 @@ type Decision struct {
 func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 	from := Start
 	startStatus := w.freshStart()
-	data := map[string]any{statusKey: startStatus}
+	var data map[string]any // made only from $START: a listing routes thousands of step heads
 	body := ""
 	if n := len(ctx.Steps); n > 0 {
 		from = ctx.Steps[n-1].Role
@@ -88,6 +88,8 @@ func (w *Workflow) Route(ctx RouteContext) (Decision, error) {
 		if data == nil {
 			data = map[string]any{}
 		}
+	} else {
+		data = map[string]any{statusKey: startStatus}
 	}
 	status, _ := data[statusKey].(string)
 	if w.Version >= DialectV1 && from != Start && status == SuspendStatus {

@@ -341,7 +341,11 @@ func (r *ObjectReader) see(f *packFile, off, want int64) error {
 	start := off - off%int64(r.window)
 	size := off - start + want
 	if int64(cap(v.data)) < size {
-		v.data = make([]byte, size)
+		// Room for a window and twice the first guess after it: the
+		// usual sizes (from inside a window to an entry past its end)
+		// then need no new buffer, which a listing made about every
+		// 90 reads, each a large allocation whose pages faulted in anew.
+		v.data = make([]byte, size, max(size, int64(r.window+2*(r.window/entryGuess+1))))
 	}
 	v.pack = nil // until the read succeeds
 	n, err := f.f.ReadAt(v.data[:size], start)

@@ -68,6 +68,22 @@ func (pf *packFile) ReadAt(b []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// bytesAt returns the n bytes at off: in place in a mapped file (no copy,
+// no allocation), else read into a new slice.
+func (pf *packFile) bytesAt(off, n int64) ([]byte, error) {
+	if pf.mapped != nil {
+		if off < 0 || off > int64(len(pf.mapped))-n {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return pf.mapped[off : off+n : off+n], nil
+	}
+	b := make([]byte, n)
+	if _, err := pf.f.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // open returns the file at path, opened (and mapped) once; p.mu is held.
 func (p *packIndexes) open(path string) (*packFile, error) {
 	if pf := p.files[path]; pf != nil {
@@ -220,7 +236,8 @@ func (p *packIndexes) lookup(path string, h gitobj.Hash) (int64, bool, error) {
 		off, err := idxOffset(f, int64(fan[255]), int64(lo)+int64(m))
 		return off, err == nil, err
 	}
-	name := func(m int) []byte { return names[m*20 : m*20+20] }
+	key := binary.BigEndian.Uint64(h[:8])
+	cmp := func(m int) int { return compareName(names[m*20:m*20+20], key, &h) }
 	i, j := 0, int(hi-lo)
 	// Object ids are spread evenly: h sits near the place its next bytes
 	// point at. Searching a window around it first touches a few pages of
@@ -231,7 +248,7 @@ func (p *packIndexes) lookup(path string, h gitobj.Hash) (int64, bool, error) {
 		guess := int(uint64(binary.BigEndian.Uint32(h[1:5])) * uint64(n) >> 32)
 		w := 4*int(math.Sqrt(float64(n))) + 8
 		if a := guess - w; a > 0 {
-			switch c := bytes.Compare(name(a), h[:]); {
+			switch c := cmp(a); {
 			case c == 0:
 				return found(a)
 			case c < 0:
@@ -241,7 +258,7 @@ func (p *packIndexes) lookup(path string, h gitobj.Hash) (int64, bool, error) {
 			}
 		}
 		if b := guess + w; b < n && i < b && b < j {
-			switch c := bytes.Compare(name(b), h[:]); {
+			switch c := cmp(b); {
 			case c == 0:
 				return found(b)
 			case c < 0:
@@ -253,7 +270,7 @@ func (p *packIndexes) lookup(path string, h gitobj.Hash) (int64, bool, error) {
 	}
 	for i < j {
 		m := int(uint(i+j) >> 1)
-		switch c := bytes.Compare(name(m), h[:]); {
+		switch c := cmp(m); {
 		case c == 0:
 			return found(m)
 		case c < 0:
@@ -265,6 +282,20 @@ func (p *packIndexes) lookup(path string, h gitobj.Hash) (int64, bool, error) {
 	return 0, false, nil
 }
 
+// compareName compares a 20-byte name of an index with h, whose first
+// eight bytes read as a big-endian number are key: as bytes.Compare
+// would, but deciding most comparisons on one number, since names that
+// share their first eight bytes are rare.
+func compareName(name []byte, key uint64, h *gitobj.Hash) int {
+	if k := binary.BigEndian.Uint64(name[:8]); k != key {
+		if k < key {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(name[8:20], h[8:])
+}
+
 // idxHeader is the size of a version 2 index's magic, version and fan-out
 // table; the sorted names follow it.
 const idxHeader = 8 + 256*4
@@ -273,21 +304,21 @@ const idxHeader = 8 + 256*4
 // 2 index: after the names and their CRCs comes a table of 32-bit offsets;
 // one with its high bit set indexes a table of 64-bit offsets that follows
 // it (packs over 2 GiB).
-func idxOffset(f io.ReaderAt, n, pos int64) (int64, error) {
-	var b [8]byte
+func idxOffset(f *packFile, n, pos int64) (int64, error) {
 	small := idxHeader + n*24 // past the names (20 bytes) and CRCs (4 bytes)
-	if _, err := f.ReadAt(b[:4], small+pos*4); err != nil {
+	b, err := f.bytesAt(small+pos*4, 4)
+	if err != nil {
 		return 0, errIdxFormat
 	}
-	off := binary.BigEndian.Uint32(b[:4])
+	off := binary.BigEndian.Uint32(b)
 	if off&0x80000000 == 0 {
 		return int64(off), nil
 	}
 	large := small + n*4
-	if _, err := f.ReadAt(b[:], large+int64(off&0x7fffffff)*8); err != nil {
+	if b, err = f.bytesAt(large+int64(off&0x7fffffff)*8, 8); err != nil {
 		return 0, errIdxFormat
 	}
-	o := binary.BigEndian.Uint64(b[:])
+	o := binary.BigEndian.Uint64(b)
 	if o > math.MaxInt64 {
 		return 0, errIdxFormat
 	}

@@ -163,6 +163,13 @@ func TestIdxLookupSpread(t *testing.T) {
 			binary.BigEndian.PutUint32(h[1:], uint32(i/3))
 			return h
 		}},
+		{"sharing their first eight bytes", func(i int) gitobj.Hash {
+			// Ordered only by their last twelve bytes, in both halves.
+			h := gitobj.Hash{0: 0x42, 7: byte(i % 2)}
+			binary.BigEndian.PutUint32(h[8:], uint32(i))
+			binary.BigEndian.PutUint32(h[16:], 0xffffffff-uint32(i))
+			return h
+		}},
 		{"bunched at the top", func(i int) gitobj.Hash {
 			var h gitobj.Hash
 			h[0] = 0xff
@@ -202,7 +209,7 @@ func TestIdxLookupSpread(t *testing.T) {
 // offset offsets[i] (10*i when offsets is nil; offsets of 2 GiB and more
 // go to the table of 64-bit offsets), into a new directory, and returns
 // the directory.
-func writeIdx(t *testing.T, names []gitobj.Hash, offsets []int64) string {
+func writeIdx(t testing.TB, names []gitobj.Hash, offsets []int64) string {
 	t.Helper()
 	var small []uint32
 	var large []uint64

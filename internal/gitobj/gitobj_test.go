@@ -291,6 +291,7 @@ func TestParseSignature(t *testing.T) {
 	}{
 		{"A B <a@b> 1700000000 +0530", "A B", "a@b", "2023-11-15T03:43:20+05:30"},
 		{"A <a@b> 1700000000 -0130", "A", "a@b", "2023-11-14T20:43:20-01:30"},
+		{"A <b> <a@b> 1700000000 +0100", "A <b>", "a@b", "2023-11-14T23:13:20+01:00"},
 		{"A <a@b> 1700000000", "A", "a@b", "2023-11-14T22:13:20+00:00"},
 		{"A <a@b>", "A", "a@b", ""},
 		{"A <a@b> soon +0000", "A", "a@b", ""},
@@ -299,6 +300,9 @@ func TestParseSignature(t *testing.T) {
 		s := gitobj.ParseSignature([]byte(tt.in))
 		if s.Name != tt.name || s.Email != tt.email || isoOrEmpty(s.When) != tt.when {
 			t.Errorf("ParseSignature(%q) = %q %q %q; want %q %q %q", tt.in, s.Name, s.Email, isoOrEmpty(s.When), tt.name, tt.email, tt.when)
+		}
+		if when := gitobj.SignatureTime([]byte(tt.in)); !when.Equal(s.When) || when.Location().String() != s.When.Location().String() || isoOrEmpty(when) != tt.when {
+			t.Errorf("SignatureTime(%q) = %s; ParseSignature's time is %s", tt.in, isoOrEmpty(when), isoOrEmpty(s.When))
 		}
 	}
 }

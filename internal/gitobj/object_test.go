@@ -58,6 +58,19 @@ func TestHashParsing(t *testing.T) {
 	}
 }
 
+// TestHashStringAllocs: String costs one allocation, its result (a cold
+// listing formats two ids a thread).
+func TestHashStringAllocs(t *testing.T) {
+	h := gitobj.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+	var s string
+	if n := testing.AllocsPerRun(100, func() { s = h.String() }); n != 1 {
+		t.Errorf("Hash.String makes %v allocations; want 1", n)
+	}
+	if s != "4b825dc642cb6eb9a060e54bf8d69288fbee4904" {
+		t.Errorf("Hash.String = %s", s)
+	}
+}
+
 func TestObjectTypeNames(t *testing.T) {
 	for _, typ := range []gitobj.ObjectType{gitobj.CommitObject, gitobj.TreeObject, gitobj.BlobObject, gitobj.TagObject, gitobj.OFSDeltaObject, gitobj.REFDeltaObject} {
 		got, err := gitobj.ParseObjectType(typ.String())
