@@ -44,6 +44,33 @@ func (f *RefFiles) Ref(name string) (oid string, ok bool, err error) {
 	return rr.resolve(name, 0)
 }
 
+// Refs is Ref for many names: it checks the ref backend once, where Ref
+// checks it (three system calls and a read of the config) for every name.
+// Each name is still read as Ref reads it, its loose file first and then
+// packed-refs as it is at that moment, so a concurrent git pack-refs
+// cannot hide it. values holds the names that exist; ok is false when the
+// files cannot answer for one of them (then values is nil).
+func (f *RefFiles) Refs(names []string) (values map[string]string, ok bool, err error) {
+	if !isFilesBackend(f.common) {
+		return nil, false, nil
+	}
+	values = make(map[string]string, len(names))
+	for _, name := range names {
+		if !inCommonDir(name) || !validRefName(name) {
+			return nil, false, nil
+		}
+		rr := refReader{common: f.common, cache: f}
+		oid, ok, err := rr.resolve(name, 0)
+		if !ok || err != nil {
+			return nil, false, err
+		}
+		if oid != "" {
+			values[name] = oid
+		}
+	}
+	return values, true, nil
+}
+
 // List is ReadRefs with packed-refs kept between calls.
 func (f *RefFiles) List(patterns ...string) (refs []RefEntry, ok bool, err error) {
 	return readRefs(f.common, patterns, true, f)

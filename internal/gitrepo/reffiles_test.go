@@ -209,3 +209,50 @@ func TestRefFilesMappedPackedRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestRefFilesRefs: the batch lookup answers, name by name, what git
+// rev-parse answers (loose, packed, loose over packed, missing, a symbolic
+// ref), and leaves to git the names it cannot answer for.
+func TestRefFilesRefs(t *testing.T) {
+	dir := initRepo(t)
+	one := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
+	two := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	git(t, dir, "update-ref", "refs/uwf/threads/P", one)
+	git(t, dir, "update-ref", "refs/uwf/threads/S", one)
+	git(t, dir, "pack-refs", "--all")
+	git(t, dir, "update-ref", "refs/uwf/threads/S", two) // loose over packed
+	git(t, dir, "update-ref", "refs/uwf/threads/L", two)
+	git(t, dir, "symbolic-ref", "refs/uwf/sym", "refs/uwf/threads/L")
+	f := NewRefFiles(filepath.Join(dir, ".git"))
+	answerable := []string{"refs/uwf/threads/P", "refs/uwf/threads/S", "refs/uwf/threads/L", "refs/uwf/sym", "refs/uwf/threads/missing"}
+	got, ok, err := f.Refs(answerable)
+	if err != nil || !ok {
+		t.Fatalf("Refs = %v, %v, %v", got, ok, err)
+	}
+	want := map[string]string{}
+	for _, name := range answerable {
+		cmd := exec.Command("git", "rev-parse", "-q", "--verify", name)
+		cmd.Dir = dir
+		if out, err := cmd.Output(); err == nil {
+			want[name] = strings.TrimSpace(string(out))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("Refs answered %d refs, git %d: %v, want %v", len(got), len(want), got, want)
+	}
+	for name, oid := range want {
+		if got[name] != oid {
+			t.Errorf("Refs[%s] = %q, git says %q", name, got[name], oid)
+		}
+	}
+	for _, names := range [][]string{
+		{"refs/uwf/threads/P", "refs/bisect/bad"}, // per-worktree
+		{"refs/uwf/threads/P", "refs/uwf/bad..name"},
+		{"HEAD"},
+	} {
+		if got, ok, err := f.Refs(names); ok || err != nil || got != nil {
+			t.Errorf("Refs(%q) = %v, %v, %v; want nil, false, nil", names, got, ok, err)
+		}
+	}
+}
