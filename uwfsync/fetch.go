@@ -266,16 +266,9 @@ func trackingRef(remote, name string) string {
 // cat-file --batch-check, which reads just those refs, where for-each-ref
 // would list every ref of their directory.
 func readRefs(ctx context.Context, repo *chain.Repo, names []string) (map[string]string, error) {
-	files := repo.RefFiles()
-	refs := make(map[string]string, len(names))
-	for _, name := range names {
-		oid, ok, err := files.Ref(name)
-		if err != nil || !ok {
-			return readRefsWithGit(ctx, repo.Git, names)
-		}
-		if oid != "" {
-			refs[name] = oid
-		}
+	refs, ok, err := repo.RefFiles().Refs(names)
+	if err != nil || !ok {
+		return readRefsWithGit(ctx, repo.Git, names)
 	}
 	return refs, nil
 }
