@@ -176,7 +176,7 @@ func run(ctx context.Context, c config) error {
 	// through git-uwf-llm from there.
 	// They are linked into a directory of their own and then copied into
 	// place, as make install copies them: a program the linker has just
-	// written (through a shared mapping) starts ~1.3 ms slower on the
+	// written (through a shared mapping) starts ~1.2 ms slower on the
 	// bench machine than a copy of it, for as long as its pages stay cached
 	// (docs/performance.md, "Eighth round").
 	linked := filepath.Join(root, "linked")

@@ -235,7 +235,10 @@ func (r *Repo) summarizeChunks(ctx context.Context, ids []ThreadID, keys []cache
 		func(f *flight) { r.decodeHeads(ctx, f.b, f) },
 		func(f *flight) {
 			r.settle(ctx, f, emit, usual)
-			if f.err == nil { // else a reader may still write a node
+			// Only a flight that went through without an error gives
+			// its arrays back: every ask it made was then waited for,
+			// so no reader writes into them any more.
+			if f.err == nil {
 				spare = append(spare, f.bufs)
 			}
 		},

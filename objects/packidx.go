@@ -220,17 +220,9 @@ func (p *packIndexes) lookup(path string, h gitobj.Hash) (int64, bool, error) {
 	// The names sharing h's first byte: in place in a mapped index, else
 	// read.
 	start, end := idxHeader+int64(lo)*20, idxHeader+int64(hi)*20
-	var names []byte
-	if f.mapped != nil {
-		if end > int64(len(f.mapped)) {
-			return 0, false, errIdxFormat
-		}
-		names = f.mapped[start:end]
-	} else {
-		names = make([]byte, end-start)
-		if _, err := f.ReadAt(names, start); err != nil {
-			return 0, false, errIdxFormat
-		}
+	names, err := f.bytesAt(start, end-start)
+	if err != nil {
+		return 0, false, errIdxFormat
 	}
 	found := func(m int) (int64, bool, error) {
 		off, err := idxOffset(f, int64(fan[255]), int64(lo)+int64(m))

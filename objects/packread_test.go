@@ -278,14 +278,28 @@ func TestIdxLargeOffsets(t *testing.T) {
 	}
 	offsets := []int64{12, 5 << 32, 1<<31 - 1, 1<<40 + 7}
 	dir := writeIdx(t, names, offsets)
-	p := &packIndexes{dir: dir}
-	for i, h := range names {
-		_, off, found, err := p.locate(h)
-		if err != nil || !found || off != offsets[i] {
-			t.Errorf("locate(%s) = %d, %v, %v; want %d", h, off, found, err, offsets[i])
-		}
-	}
-	if _, _, found, err := p.locate(gitobj.NewHash("0a" + strings.Repeat("12", 19))); found || err != nil {
-		t.Errorf("locate(absent) = %v, %v", found, err)
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			p := &packIndexes{dir: dir}
+			if !mapped {
+				// Open the index, then read it as where it cannot be
+				// mapped.
+				if _, _, _, err := p.locate(names[0]); err != nil {
+					t.Fatal(err)
+				}
+				for _, pf := range p.files {
+					pf.mapped = nil
+				}
+			}
+			for i, h := range names {
+				_, off, found, err := p.locate(h)
+				if err != nil || !found || off != offsets[i] {
+					t.Errorf("locate(%s) = %d, %v, %v; want %d", h, off, found, err, offsets[i])
+				}
+			}
+			if _, _, found, err := p.locate(gitobj.NewHash("0a" + strings.Repeat("12", 19))); found || err != nil {
+				t.Errorf("locate(absent) = %v, %v", found, err)
+			}
+		})
 	}
 }

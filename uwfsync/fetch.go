@@ -275,6 +275,11 @@ func readRefs(ctx context.Context, repo *chain.Repo, names []string) (map[string
 
 // readRefsWithGit is readRefs through git cat-file --batch-check.
 func readRefsWithGit(ctx context.Context, g *gitrepo.Runner, names []string) (map[string]string, error) {
+	if len(names) == 0 {
+		// git answers no names with no output, which splits into one
+		// empty line.
+		return map[string]string{}, nil
+	}
 	var in strings.Builder
 	for _, name := range names {
 		if strings.ContainsAny(name, " \n\x00") || !strings.HasPrefix(name, "refs/") {

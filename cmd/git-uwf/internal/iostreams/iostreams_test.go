@@ -63,20 +63,23 @@ func TestTTYOverridesAndColor(t *testing.T) {
 	}
 }
 
-// TestSystemNoColor: System's streams read NO_COLOR, when colour is asked
-// about, from the environment.
+// TestSystemNoColor: System's streams read NO_COLOR from the environment
+// when colour is asked about, not when they are made.
 func TestSystemNoColor(t *testing.T) {
 	for _, tt := range []struct {
-		value     string
-		wantColor bool
+		value, atSystem string // NO_COLOR when asked, and when System ran
+		wantColor       bool
 	}{
-		{"", true},
-		{"1", false},
+		{"", "", true},
+		{"1", "1", false},
+		{"", "1", true},
+		{"1", "", false},
 	} {
-		t.Run("NO_COLOR="+tt.value, func(t *testing.T) {
-			t.Setenv("NO_COLOR", tt.value)
+		t.Run("NO_COLOR="+tt.value+" (at System: "+tt.atSystem+")", func(t *testing.T) {
+			t.Setenv("NO_COLOR", tt.atSystem)
 			ios := System()
 			ios.SetStdoutTTY(true)
+			t.Setenv("NO_COLOR", tt.value)
 			if got := ios.ColorEnabled(); got != tt.wantColor {
 				t.Errorf("ColorEnabled = %v, want %v", got, tt.wantColor)
 			}
