@@ -235,17 +235,11 @@ func TestEntryCacheConcurrentWriters(t *testing.T) {
 
 // A new step adds one record; the older ones are reused.
 func TestEntryCacheAppendsNewSteps(t *testing.T) {
-	dir, r, info := setup(t)
-	ctx := context.Background()
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, th := startThread(t)
 	walk(t, dir, th.ID)
 	path := entryCacheFile(t, dir)
 	for i := 1; i <= 3; i++ {
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "b")
-		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "")
+		reviewRound(t, r, th.ID, "s", "b")
 		walk(t, dir, th.ID)
 		if valid, bad := cacheLines(t, path); valid != 1+2*i || bad != 0 {
 			t.Fatalf("after %d rounds: %d valid, %d bad", i, valid, bad)
@@ -256,12 +250,7 @@ func TestEntryCacheAppendsNewSteps(t *testing.T) {
 // A small body is kept in its record; a large one is read from git when it
 // is shown, so records stay small.
 func TestEntryCacheBodies(t *testing.T) {
-	dir, r, info := setup(t)
-	ctx := context.Background()
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, th := startThread(t)
 	large := strings.Repeat("a long line of the deliverable\n", 400)
 	chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, large)
 	chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "small\tbody \"quoted\"")

@@ -84,6 +84,29 @@ func setup(t *testing.T) (string, *chain.Repo, *chain.WorkflowInfo) {
 	return dir, r, info
 }
 
+// startThread starts a thread of the review-loop workflow (setup) in a new
+// repository and returns the repository's directory, the Repo and the
+// thread.
+func startThread(t *testing.T) (string, *chain.Repo, *chain.Thread) {
+	t.Helper()
+	dir, r, info := setup(t)
+	th, err := r.StartThread(context.Background(), info, "task", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, r, th
+}
+
+// reviewRound appends one round of the review loop to thread id: a
+// developer's step with summary and body, then the reviewer's rejection.
+// It returns the developer's entry.
+func reviewRound(t *testing.T, r *chain.Repo, id chain.ThreadID, summary, body string) *chain.Entry {
+	t.Helper()
+	e := chaintest.Step(t, r, id, "developer", map[string]any{"$status": "review_needed", "summary": summary}, body)
+	chaintest.Step(t, r, id, "reviewer", map[string]any{"$status": "rejected", "comments": "no"}, "")
+	return e
+}
+
 func TestRegisterWorkflow(t *testing.T) {
 	ctx := context.Background()
 	dir, r, info := setup(t)

@@ -17,16 +17,11 @@ import (
 // which steps are shown.
 func TestReadFromCacheAsWalked(t *testing.T) {
 	ctx := context.Background()
-	dir, r, info := setup(t)
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, th := startThread(t)
 	var aliases []string
 	for i := 0; i < 12; i++ {
-		e := chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": fmt.Sprintf("change %d", i)}, fmt.Sprintf("body %d", i))
+		e := reviewRound(t, r, th.ID, fmt.Sprintf("change %d", i), fmt.Sprintf("body %d", i))
 		aliases = append(aliases, string(e.Node.Alias))
-		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "no"}, "")
 	}
 	cur, err := r.Thread(ctx, th.ID)
 	if err != nil {

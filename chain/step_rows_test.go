@@ -15,14 +15,9 @@ import (
 // an output status with an escape and a cancel entry.
 func TestStepRows(t *testing.T) {
 	ctx := context.Background()
-	dir, r, info := setup(t)
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, th := startThread(t)
 	for i := 0; i < 3; i++ {
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": fmt.Sprintf("change \"%d\"", i)}, "body")
-		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "no"}, "")
+		reviewRound(t, r, th.ID, fmt.Sprintf("change \"%d\"", i), "body")
 	}
 	cur, err := r.Thread(ctx, th.ID)
 	if err != nil {

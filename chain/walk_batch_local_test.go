@@ -20,11 +20,7 @@ import (
 // records included.
 func TestWalkLocal(t *testing.T) {
 	ctx := context.Background()
-	dir, r, info := setup(t)
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, th := startThread(t)
 	steps := 0
 	step := func(n int) {
 		for range n {

@@ -173,14 +173,9 @@ func TestWalkBatch(t *testing.T) {
 // reports as the walk one commit at a time does.
 func TestRevListThread(t *testing.T) {
 	ctx := context.Background()
-	dir, r, info := setup(t)
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, th := startThread(t)
 	for i := 0; i < 3; i++ {
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "b")
-		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "")
+		reviewRound(t, r, th.ID, "s", "b")
 	}
 	head := strings.TrimSpace(chaintest.Git(t, dir, "rev-parse", th.ID.Ref()))
 	want := strings.Fields(chaintest.Git(t, dir, "rev-list", "--first-parent", head))
@@ -287,11 +282,7 @@ func TestWalkBatchPastStart(t *testing.T) {
 // they render).
 func TestReadWritesCache(t *testing.T) {
 	ctx := context.Background()
-	dir, r, info := setup(t)
-	th, err := r.StartThread(ctx, info, "task", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r, th := startThread(t)
 	for i := 0; i < 20; i++ {
 		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "body")
 	}
