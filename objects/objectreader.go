@@ -258,6 +258,10 @@ func (r *ObjectReader) entry(f *packFile, pack string, off int64, idx string) (g
 	return typ, data, nil
 }
 
+// firstWant is how much of a pack entryAt first asks to see from an
+// entry's offset on: enough for most entries (see entryGuess).
+func (r *ObjectReader) firstWant() int64 { return int64(r.window/entryGuess + 1) }
+
 // entryAt decodes the one entry at off in pack f: an object's type and
 // content, or a delta's type, its inflated data and its base's offset.
 // whole says the entry is the object asked for (see inflate).
@@ -267,7 +271,7 @@ func (r *ObjectReader) entry(f *packFile, pack string, off int64, idx string) (g
 // short of the pack's end is read again with twice as much after off, up
 // to what an object within the size limit can take.
 func (r *ObjectReader) entryAt(f *packFile, off int64, idx string, whole bool) (t gitobj.ObjectType, data []byte, next int64, err error) {
-	for want := int64(r.window/entryGuess + 1); ; want *= 2 {
+	for want := r.firstWant(); ; want *= 2 {
 		if err := r.see(f, off, want); err != nil {
 			return 0, nil, 0, err
 		}
@@ -345,7 +349,7 @@ func (r *ObjectReader) see(f *packFile, off, want int64) error {
 		// usual sizes (from inside a window to an entry past its end)
 		// then need no new buffer, which a listing made about every
 		// 90 reads, each a large allocation whose pages faulted in anew.
-		v.data = make([]byte, size, max(size, int64(r.window+2*(r.window/entryGuess+1))))
+		v.data = make([]byte, size, max(size, int64(r.window)+2*r.firstWant()))
 	}
 	v.pack = nil // until the read succeeds
 	n, err := f.f.ReadAt(v.data[:size], start)
