@@ -51,7 +51,12 @@ func (s *startCommits) lookup(c gitobj.Hash) (startInfo, bool) {
 }
 
 // record notes that every commit of path has start as its start commit.
+// An empty path (a walk that began at a commit already known) records
+// nothing.
 func (s *startCommits) record(start startInfo, path ...gitobj.Hash) {
+	if len(path) == 0 {
+		return
+	}
 	i := int32(len(s.starts))
 	s.starts = append(s.starts, start)
 	for _, c := range path {
