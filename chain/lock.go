@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -36,7 +37,13 @@ func (r *Repo) lockPath(id ThreadID) string {
 	return filepath.Join(r.UwfDir(), "locks", string(id)+".lock")
 }
 
-// LockThread takes the exclusive per-thread lock without waiting. The lock
+// ownLockWait bounds the waits of LockThread for a lock this process
+// released (1, 2, 4, … ms; about 60 ms in all).
+const ownLockWait = 32 * time.Millisecond
+
+// LockThread takes the exclusive per-thread lock without waiting (but for a
+// lock this process last held, which a child being started can hold for a
+// moment after its release). The lock
 // is an flock on a file under the common git dir: the kernel releases it
 // when the holder dies, so a kill -9 never leaves a thread stuck; the pid
 // written into the file is informational.
@@ -46,6 +53,14 @@ func (r *Repo) LockThread(id ThreadID) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock thread %s: %w", id, err)
 	}
 	file, release, ok, err := tryLockFile(path)
+	// The last holder was this process, which released the lock: a child
+	// it was starting meanwhile (another goroutine's git, an agent) holds
+	// a copy of every descriptor from fork until exec closes it, and with
+	// it the lock, for a moment. Retry for that moment.
+	for wait := time.Millisecond; !ok && err == nil && wait <= ownLockWait && readPID(path) == os.Getpid(); wait *= 2 {
+		time.Sleep(wait)
+		file, release, ok, err = tryLockFile(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock thread %s: %w", id, err)
 	}
