@@ -142,10 +142,15 @@ type importer struct {
 	in   io.WriteCloser
 	mark int
 	when int64
+	// answers reads what fast-import answers to get-mark (its
+	// --cat-blob-fd); err is the first failure to ask or read.
+	answers *bufio.Reader
+	answerW *os.File
+	err     error
 }
 
 func (f *fixture) importer() (*importer, error) {
-	cmd := exec.Command("git", "fast-import", "--quiet", "--force")
+	cmd := exec.Command("git", "fast-import", "--quiet", "--force", "--cat-blob-fd=3")
 	cmd.Dir = f.dir
 	// fast-import sets up zlib for every object it stores; with glibc's
 	// default trim threshold, the ~256 KiB zlib allocates goes back to the
@@ -158,18 +163,49 @@ func (f *fixture) importer() (*importer, error) {
 		return nil, err
 	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
+	ar, aw, err := os.Pipe()
+	if err != nil {
 		return nil, err
 	}
-	return &importer{f: f, cmd: cmd, in: in, w: bufio.NewWriterSize(in, 1<<20), when: time.Now().Unix() - 86400}, nil
+	cmd.ExtraFiles = []*os.File{aw} // fd 3
+	if err := cmd.Start(); err != nil {
+		ar.Close()
+		aw.Close()
+		return nil, err
+	}
+	aw.Close()
+	return &importer{f: f, cmd: cmd, in: in, w: bufio.NewWriterSize(in, 1<<20), when: time.Now().Unix() - 86400,
+		answers: bufio.NewReader(ar), answerW: ar}, nil
 }
 
 func (im *importer) close() error {
+	defer im.answerW.Close()
 	if err := im.w.Flush(); err != nil {
 		return err
 	}
 	im.in.Close()
-	return im.cmd.Wait()
+	if err := im.cmd.Wait(); err != nil {
+		return err
+	}
+	return im.err
+}
+
+// oidOf returns the oid fast-import gave the object of mark ("" after a
+// failure, which close reports).
+func (im *importer) oidOf(mark int) string {
+	if im.err != nil {
+		return ""
+	}
+	fmt.Fprintf(im.w, "get-mark :%d\n", mark)
+	if im.err = im.w.Flush(); im.err != nil {
+		return ""
+	}
+	line, err := im.answers.ReadString('\n')
+	if err != nil || len(line) != 41 {
+		im.err = fmt.Errorf("get-mark :%d: answer %q: %v", mark, line, err)
+		return ""
+	}
+	return line[:40]
 }
 
 // blob emits a blob and returns its mark.
@@ -236,6 +272,12 @@ func (im *importer) thread(i, n int, last string) chain.ThreadID {
 		"nodes/" + string(f.start.Alias): f.start.OID.String(),
 		"nodes/" + string(f.meta.Alias):  f.meta.OID.String(),
 	})
+	// Step commits name their start commit, as AppendStep writes them
+	// (chain.StartTrailer); the start has no branch.
+	var startCommit string
+	if n > 0 {
+		startCommit = im.oidOf(im.mark)
+	}
 	var prev *objects.Alias
 	for k := 0; k < n; k++ {
 		status := "again"
@@ -253,8 +295,8 @@ func (im *importer) thread(i, n int, last string) chain.ThreadID {
 		stepMark, outMark, bodyMark := im.blob(step.data), im.blob(out.data), im.blob(bodyNode.data)
 		mdMark := im.blob([]byte(body))
 		yamlMark := im.blob([]byte(fmt.Sprintf("$status: %s\nsummary: %s\n", status, summary)))
-		commit(fmt.Sprintf("worker: %s — %s\n\n%s\n\nUwf-Thread: %s\nUwf-Role: worker\nUwf-Status: %s\nUwf-Agent: mock\nUwf-Node: %s\n",
-			status, summary, body, id, status, step.alias), map[string]string{
+		commit(fmt.Sprintf("worker: %s — %s\n\n%s\n\nUwf-Thread: %s\nUwf-Role: worker\nUwf-Status: %s\nUwf-Agent: mock\nUwf-Node: %s\n%s: %s\n",
+			status, summary, body, id, status, step.alias, chain.StartTrailer, startCommit), map[string]string{
 			"node": stepMark, "start": startMark, "output.md": mdMark, "output.yaml": yamlMark,
 			"nodes/" + string(step.alias):     stepMark,
 			"nodes/" + string(out.alias):      outMark,

@@ -21,9 +21,10 @@ import (
 // commit, root tree, node and start node, and for a step its output,
 // through long-lived `git cat-file` processes, instead of one in-process object
 // read at a time. Threads go in chunks, each in four rounds: the head
-// commits; their root trees and, for heads with a parent, the parent
-// commits on the way to the start commit (list_starts.go; more rounds only
-// for the chains that go on past a commit seen before); the head and start
+// commits; their root trees and, for heads with a parent and no Uwf-Start
+// trailer (start_trailer.go), the parent commits on the way to the start
+// commit (list_starts.go; more rounds only for the chains that go on past
+// a commit seen before); the head and start
 // nodes (once when the head is the start); the outputs of step heads
 // (<nodes tree>:<alias>). Objects
 // are asked for by oid where the oid is known, since a path or a peel
@@ -317,12 +318,17 @@ func askTrees(b objectAsker, f *flight, starts *startCommits) {
 }
 
 // walk takes h one commit further on its way to its start commit: c is
-// the commit at the end of h.path. When the start is found, h.start is set
-// and h.path is nil; otherwise h.at is the next commit to read.
+// the commit at the end of h.path. When the start is found (c has no
+// parent, c's Uwf-Start trailer names it, or starts knows c's parent),
+// h.start is set and h.path is nil; otherwise h.at is the next commit to
+// read.
 func (h *headRead) walk(c commitHead, starts *startCommits) {
 	var st startInfo
+	at := h.path[len(h.path)-1]
 	if c.parents == 0 {
-		st = startInfo{commit: h.path[len(h.path)-1], branch: c.branch}
+		st = startInfo{commit: at, branch: c.branch}
+	} else if c.claimed && c.start.commit != at {
+		st = c.start
 	} else if known, ok := starts.lookup(c.parent); ok {
 		st = known
 	} else {

@@ -30,6 +30,10 @@ type commitHead struct {
 	// thread is true when the message has an Uwf-Thread trailer line, as
 	// every commit of a thread's chain does.
 	thread bool
+	// start is what the Uwf-Start trailer of a commit with parents claims
+	// (start_trailer.go), when claimed is true.
+	start   startInfo
+	claimed bool
 }
 
 // parseCommit reads the tree, the first parent and the committer time of
@@ -72,10 +76,15 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 	if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
 		msg := data[i+1:]
 		c.thread = bytes.Contains(msg, []byte("\n"+threadTrailer+": "))
-		if c.parents == 0 {
-			// Read in place and copied out: a copy of the message would
-			// be garbage at once, or kept whole by the branch.
-			c.branch = strings.Clone(trailerValue(unsafe.String(unsafe.SliceData(msg[1:]), len(msg)-1), BranchTrailer))
+		// Trailers are read in place and copied out: a copy of the
+		// message would be garbage at once, or kept whole by the branch.
+		inPlace := unsafe.String(unsafe.SliceData(msg[1:]), len(msg)-1)
+		switch {
+		case c.parents == 0:
+			c.branch = strings.Clone(trailerValue(inPlace, BranchTrailer))
+		case bytes.Contains(msg, []byte("\n"+StartTrailer+": ")):
+			c.start, c.claimed = claimedStart(inPlace)
+			c.start.branch = strings.Clone(c.start.branch)
 		}
 	}
 	return c, true

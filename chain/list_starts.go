@@ -17,7 +17,10 @@ import (
 // through first parents), and a fork is a new ref on a commit of another
 // thread's chain, so two threads share history exactly when they have the
 // same start commit. The start commit's Uwf-Branch trailer names the branch
-// the thread was started on (StartCode).
+// the thread was started on (StartCode). Step and cancel commits name both
+// in their Uwf-Start trailer (start_trailer.go), so a walk stops at the
+// first commit that has one: only chains written before the trailer are
+// walked to their root.
 
 // startInfo is a start commit and the branch its trailer names.
 type startInfo struct {
@@ -65,8 +68,9 @@ func (s *startCommits) record(start startInfo, path ...gitobj.Hash) {
 }
 
 // walkToStart finds the start commit of head's chain in the object store,
-// walking first parents until a parentless commit or one s knows, and
-// records what it walked.
+// walking first parents until a parentless commit, one s knows or one
+// with an Uwf-Start trailer (start_trailer.go), and records what it
+// walked.
 func (r *Repo) walkToStart(ctx context.Context, head gitobj.Hash, s *startCommits) (startInfo, error) {
 	var path []gitobj.Hash
 	for c := head; ; {
@@ -89,6 +93,10 @@ func (r *Repo) walkToStart(ctx context.Context, head gitobj.Hash, s *startCommit
 		path = append(path, c)
 		if len(commit.ParentHashes) == 0 {
 			st := startInfo{commit: c, branch: trailerValue(commit.Message, BranchTrailer)}
+			s.record(st, path...)
+			return st, nil
+		}
+		if st, ok := claimedStart(commit.Message); ok && st.commit != c {
 			s.record(st, path...)
 			return st, nil
 		}

@@ -253,6 +253,7 @@ func (r *Repo) stepCommit(t *Thread, v *verifiedStep, opts AppendOptions) (files
 }
 
 // appendCommit writes a commit on top of the thread head and moves the ref.
+// msg must end with its trailer block; the Uwf-Start trailer is added to it.
 func (r *Repo) appendCommit(ctx context.Context, t *Thread, head objects.Node, set nodeSet, files map[string]string, msg string) (*Entry, error) {
 	s := r.Store.Storer()
 	tb := newTree()
@@ -275,6 +276,9 @@ func (r *Repo) appendCommit(ctx context.Context, t *Thread, head objects.Node, s
 	if err != nil {
 		return nil, err
 	}
+	// Every message has a trailer block (Uwf-Thread at least): the start
+	// trailer goes at its end.
+	msg += r.startTrailerOf(ctx, t.Head.Commit)
 	commit, err := r.writeCommit(ctx, tree, []gitobj.Hash{t.Head.Commit}, msg)
 	if err != nil {
 		return nil, err

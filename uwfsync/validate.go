@@ -13,8 +13,10 @@ import (
 // validateThread checks that tip is a well-formed thread: one root holding a
 // StartNode, one parent per later commit, each StepNode or CancelNode
 // belonging to that start and continuing the commit before it, a cancel
-// only at the end, and a readable pinned workflow. It returns the reason it
-// is not, or "" and the thread's commits from the start to tip.
+// only at the end, every Uwf-Start trailer naming the real start commit
+// and its branch (chain.CheckStartTrailer), and a readable pinned
+// workflow. It returns the reason it is not, or "" and the thread's
+// commits from the start to tip.
 func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip gitobj.Hash) (string, []*chain.Entry, error) {
 	entries, err := walkFetched(ctx, repo, tip)
 	if err != nil {
@@ -26,6 +28,7 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 	s := repo.Store.Storer()
 	start := entries[0].Node.Alias
 	var prev *objects.Alias
+	var rootMsg string
 	for i, e := range entries {
 		c, err := gitobj.GetCommit(s, e.Commit)
 		if err != nil {
@@ -40,6 +43,11 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 			return fmt.Sprintf("commit %s holds a second StartNode", e.Commit), nil, nil
 		case i > 0 && entries[i-1].Kind == chain.KindCancel:
 			return fmt.Sprintf("commit %s follows the cancel commit %s", e.Commit, entries[i-1].Commit), nil, nil
+		}
+		if i == 0 {
+			rootMsg = c.Message
+		} else if err := chain.CheckStartTrailer(c.Message, entries[0].Commit, rootMsg); err != nil {
+			return fmt.Sprintf("commit %s: %v", e.Commit, err), nil, nil
 		}
 		var gotStart objects.Alias
 		var gotPrev *objects.Alias

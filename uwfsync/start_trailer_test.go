@@ -1,0 +1,119 @@
+package uwfsync_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/uwfsync"
+	"github.com/git-uwf/git-uwf/uwfsync/synctest"
+)
+
+var startTrailerLine = regexp.MustCompile(`(?m)^` + chain.StartTrailer + `: .*$`)
+
+// TestFetchChecksStartTrailers: listings take a step's Uwf-Start trailer
+// as the thread's start commit, so a fetched chain whose trailer names
+// another commit or branch is refused, as a new ref and as a move of a
+// known one, while chains with true trailers or none (written before the
+// trailer) come in.
+func TestFetchChecksStartTrailers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repos := synctest.ReposAndRemote(t)
+	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
+	info := register(t, a, "")
+	on := func(prompt, branch string) *chain.Thread {
+		th, err := a.StartThreadOn(ctx, info, prompt, "/", chain.Code{Branch: branch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		develop(t, a, th.ID, prompt)
+		return th
+	}
+	// forge points a new thread ref at a copy of ref's head whose message
+	// edit rewrites.
+	forge := func(ref string, edit func(string) string) chain.ThreadID {
+		head := chaintest.Git(t, repos.A, "rev-parse", ref)
+		msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", head)
+		c := chaintest.Git(t, repos.A, "commit-tree", head+"^{tree}", "-p", head+"^", "-m", edit(msg))
+		id := chain.NewThreadID(a.Now())
+		chaintest.Git(t, repos.A, "update-ref", id.Ref(), c)
+		return id
+	}
+	replace := func(value string) func(string) string {
+		return func(msg string) string {
+			if !startTrailerLine.MatchString(msg) {
+				t.Fatalf("no %s trailer in %q", chain.StartTrailer, msg)
+			}
+			return startTrailerLine.ReplaceAllString(msg, chain.StartTrailer+": "+value)
+		}
+	}
+
+	th := on("true trailers", "main")
+	other := on("another start", "main")
+	root := th.Head.Commit.String()
+	otherStart := forge(th.ID.Ref(), replace(other.Head.Commit.String()+" main"))
+	otherBranch := forge(th.ID.Ref(), replace(root+" elsewhere"))
+	noBranch := forge(th.ID.Ref(), replace(root))
+	malformed := forge(th.ID.Ref(), replace("main"))
+	old := forge(th.ID.Ref(), func(msg string) string { return startTrailerLine.ReplaceAllString(msg, "") })
+	chaintest.Git(t, repos.A, "push", "-q", "origin", "refs/uwf/*:refs/uwf/*")
+
+	rep := mustFetch(t, b)
+	for _, tt := range []struct {
+		id     chain.ThreadID
+		kind   uwfsync.Kind
+		reason string
+	}{
+		{th.ID, uwfsync.KindNew, ""},
+		{other.ID, uwfsync.KindNew, ""},
+		{old, uwfsync.KindNew, ""},
+		{otherStart, uwfsync.KindInvalid, "but its chain starts at " + root},
+		{otherBranch, uwfsync.KindInvalid, `names the branch "elsewhere"`},
+		{noBranch, uwfsync.KindInvalid, `names the branch ""`},
+		{malformed, uwfsync.KindInvalid, "malformed " + chain.StartTrailer},
+	} {
+		res := result(t, rep, tt.id.Ref())
+		if res.Kind != tt.kind || !strings.Contains(res.Reason, tt.reason) {
+			t.Errorf("%s: result %+v, want %s with reason containing %q", tt.id, res, tt.kind, tt.reason)
+		}
+		exists := chaintest.Git(t, repos.B, "for-each-ref", tt.id.Ref()) != ""
+		if exists != (tt.kind == uwfsync.KindNew) {
+			t.Errorf("%s exists in B = %v after a %s result", tt.id, exists, res.Kind)
+		}
+	}
+
+	// A forged step on a thread B already has does not move it.
+	before := chaintest.Git(t, repos.B, "rev-parse", th.ID.Ref())
+	next := develop(t, a, th.ID, "next")
+	msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", next.Commit.String())
+	forged := chaintest.Git(t, repos.A, "commit-tree", next.Commit.String()+"^{tree}", "-p", before,
+		"-m", replace(other.Head.Commit.String()+" main")(msg))
+	chaintest.Git(t, repos.A, "update-ref", th.ID.Ref(), forged)
+	chaintest.Git(t, repos.A, "push", "-q", "-f", "origin", th.ID.Ref())
+	rep = mustFetch(t, b)
+	if res := result(t, rep, th.ID.Ref()); res.Kind != uwfsync.KindInvalid || !strings.Contains(res.Reason, chain.StartTrailer) {
+		t.Errorf("forged step: result %+v, want invalid for its %s trailer", res, chain.StartTrailer)
+	}
+	if got := chaintest.Git(t, repos.B, "rev-parse", th.ID.Ref()); got != before {
+		t.Errorf("B's %s moved to %s on a forged step, want %s", th.ID, got, before)
+	}
+
+	// What came in lists with its real start.
+	sums, err := chaintest.Open(t, repos.B).List(ctx, chain.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sums {
+		want := other.Head.Commit.String()
+		if s.Thread != other.ID {
+			want = root
+		}
+		if s.StartCommit != want || s.Branch != "main" {
+			t.Errorf("B lists %s with start %s branch %q, want %s main", s.Thread, s.StartCommit, s.Branch, want)
+		}
+	}
+}
