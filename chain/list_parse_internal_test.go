@@ -2,6 +2,7 @@ package chain
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	gogit "github.com/go-git/go-git/v5/plumbing"
@@ -27,6 +28,10 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 		{"start commit, signed", "tree " + tree + "\nauthor " + who + "\ncommitter " + who + "\ngpgsig -----BEGIN-----\n \n x\n -----END-----\n\nstart\n\nUwf-Branch: main\n", true},
 		{"step with a branch trailer", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nstep\n\nUwf-Branch: main\n", true},
 		{"one parent", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nmsg\n", true},
+		{"step with a start trailer", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nstep\n\nUwf-Thread: 01X\nUwf-Start: " + p2 + " feat/y\n", true},
+		{"step with a start trailer, no branch", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nstep\n\nUwf-Start: " + p2 + "\n", true},
+		{"step with an unreadable start trailer", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nstep\n\nUwf-Start: " + p2[:39] + " x\n", true},
+		{"start trailer in the body only", "tree " + tree + "\nparent " + p1 + "\nauthor " + who + "\ncommitter " + who + "\n\nstep\n\nUwf-Start: " + p2 + "\n\nNot a trailer.\n", true},
 		{"two parents", "tree " + tree + "\nparent " + p1 + "\nparent " + p2 + "\nauthor " + who + "\ncommitter B <b@x> 1 -0700\ngpgsig x\n\nmsg", true},
 		{"negative zone", "tree " + tree + "\nauthor " + who + "\ncommitter C <c@x> 1700000000 -0230\n\n", true},
 		{"no time", "tree " + tree + "\nauthor " + who + "\ncommitter C <c@x>\n\n", true},
@@ -76,6 +81,16 @@ func TestParseCommitMatchesGoGit(t *testing.T) {
 			}
 			if got.branch != branch {
 				t.Fatalf("parseCommit branch %q, want %q", got.branch, branch)
+			}
+			// The claimed start of a commit with parents is what
+			// walkToStart takes from the decoded message.
+			var start startInfo
+			var claimed bool
+			if len(c.ParentHashes) > 0 {
+				start, claimed = claimedStart(c.Message)
+			}
+			if got.claimed != claimed || got.start != start {
+				t.Fatalf("parseCommit start %v %v, want %v %v", got.start, got.claimed, start, claimed)
 			}
 		})
 	}
@@ -145,4 +160,32 @@ func treeHash(t *object.Tree, name string, dir bool) gitobj.Hash {
 		return gitobj.Hash(e.Hash)
 	}
 	return gitobj.ZeroHash
+}
+
+// FuzzStartTrailerValue checks that an Uwf-Start value parses only to a
+// start that formats back to the same value, and that a formatted start
+// parses back to itself.
+func FuzzStartTrailerValue(f *testing.F) {
+	for _, s := range []string{"", "main", strings.Repeat("ab", 20), strings.Repeat("ab", 20) + " feat/x", strings.Repeat("0", 40), strings.Repeat("ab", 20) + " ", strings.Repeat("AB", 20) + " x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		st, ok := parseStartTrailerValue(v)
+		if !ok {
+			return
+		}
+		if st.commit.IsZero() {
+			t.Fatalf("%q parsed to the zero commit", v)
+		}
+		back, fits := startTrailerValue(st)
+		if fits && back != v {
+			t.Fatalf("%q parsed to %v, which formats as %q", v, st, back)
+		}
+		if fits {
+			again, ok := parseStartTrailerValue(back)
+			if !ok || again != st {
+				t.Fatalf("%q formatted from %v parses to %v %v", back, st, again, ok)
+			}
+		}
+	})
 }
