@@ -78,7 +78,10 @@ func (db *DB) EncodedObject(t gitobj.ObjectType, h gitobj.Hash) (gitobj.EncodedO
 	return obj, nil
 }
 
-// read reads h from the cache, its loose file, the packs, or git.
+// read reads h from the cache, the packs, its loose file, or git. The
+// packs come first, as in git: most objects of a repository that has been
+// packed once are in a pack, and their index is in memory, while a loose
+// look-up costs a system call even when it fails.
 func (db *DB) read(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	if obj, ok := db.cache.get(h); ok {
 		return obj, nil
@@ -86,13 +89,13 @@ func (db *DB) read(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	// A miss, or a pack whose index git has not finished writing: list the
 	// packs again and retry, a few times while a repack completes.
 	for attempt := 0; ; attempt++ {
-		obj, err := db.readLoose(h)
-		if errors.Is(err, os.ErrNotExist) {
-			obj, err = db.packs.object(h)
-			if err != nil && !errors.Is(err, gitobj.ErrObjectNotFound) && !errors.Is(err, os.ErrNotExist) {
-				// An index, entry or size the pack reader does not handle.
-				obj, err = db.catFile(h)
-			}
+		obj, err := db.packs.object(h)
+		switch {
+		case errors.Is(err, gitobj.ErrObjectNotFound) || errors.Is(err, os.ErrNotExist):
+			obj, err = db.readLoose(h)
+		case err != nil:
+			// An index, entry or size the pack reader does not handle.
+			obj, err = db.catFile(h)
 		}
 		if err == nil {
 			db.cache.put(obj)
@@ -120,14 +123,11 @@ func (db *DB) read(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	}
 }
 
-// HasEncodedObject reports whether h is stored: a cached object, a loose
-// file, or a name in a pack index. It does not list the packs again on a
+// HasEncodedObject reports whether h is stored: a cached object, a name in
+// a pack index, or a loose file. It does not list the packs again on a
 // miss.
 func (db *DB) HasEncodedObject(h gitobj.Hash) error {
 	if _, ok := db.cache.get(h); ok {
-		return nil
-	}
-	if _, err := os.Stat(db.loosePath(h)); err == nil {
 		return nil
 	}
 	found, err := db.packs.has(h)
@@ -139,6 +139,9 @@ func (db *DB) HasEncodedObject(h gitobj.Hash) error {
 		if _, err := db.catFile(h); err == nil {
 			return nil
 		}
+	}
+	if _, err := os.Stat(db.loosePath(h)); err == nil {
+		return nil
 	}
 	return gitobj.ErrObjectNotFound
 }
