@@ -212,3 +212,57 @@ func TestDBDamagedLoose(t *testing.T) {
 		})
 	}
 }
+
+// TestDBPacksBeforeLoose: an object that is both packed and loose is read
+// from its pack, as git reads it, so a damaged loose copy beside a good
+// packed one (a crash while a loose write was being replaced, a disk
+// error) does not make it unreadable; whether it is stored is answered
+// from the pack too.
+func TestDBPacksBeforeLoose(t *testing.T) {
+	dir, gitDir := newGitRepo(t)
+	db := mustStorer(t, gitDir)
+	h := putBlob(t, db, "packed and loose\n")
+	path := db.loosePath(h)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pack it, keeping no loose copy, then put back a damaged one.
+	packObjects(t, dir, h)
+	git(t, dir, "prune-packed")
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("repack left the loose object: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := mustStorer(t, gitDir)
+	obj, err := fresh.EncodedObject(gitobj.AnyObject, h)
+	if err != nil {
+		t.Fatalf("read of a packed object beside a damaged loose copy: %v", err)
+	}
+	if got := string(objectBytes(t, obj)); got != "packed and loose\n" {
+		t.Fatalf("read %q", got)
+	}
+	if err := mustStorer(t, gitDir).HasEncodedObject(h); err != nil {
+		t.Fatalf("HasEncodedObject: %v", err)
+	}
+}
+
+// packObjects writes a pack of the objects hs into dir's repository.
+func packObjects(t *testing.T, dir string, hs ...gitobj.Hash) {
+	t.Helper()
+	var in strings.Builder
+	for _, h := range hs {
+		in.WriteString(h.String() + "\n")
+	}
+	cmd := exec.Command("git", "pack-objects", "-q", filepath.Join(".git", "objects", "pack", "pack"))
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git pack-objects: %v\n%s", err, out)
+	}
+}
