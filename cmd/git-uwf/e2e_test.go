@@ -105,3 +105,46 @@ func TestScenarioFixture(t *testing.T) {
 		}
 	}
 }
+
+// TestRunByGitStartsNoDiscovery: run as `git uwf` (git sets GIT_EXEC_PATH
+// for the external commands it runs), git-uwf finds the repository from
+// its files, as when it is run directly, and starts no `git rev-parse`.
+func TestRunByGitStartsNoDiscovery(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	home := t.TempDir()
+	trace := filepath.Join(t.TempDir(), "trace.json")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+filepath.Dir(gitUwfBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_TRACE2_EVENT="+trace)
+	list := exec.Command("git", "uwf", "thread", "list", "--all")
+	list.Dir = dir
+	list.Env = env
+	if out, err := list.CombinedOutput(); err != nil {
+		t.Fatalf("git uwf thread list: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands int
+	for line := range strings.Lines(string(data)) {
+		if !strings.Contains(line, `"event":"start"`) {
+			continue
+		}
+		commands++
+		if strings.Contains(line, `"rev-parse"`) {
+			t.Errorf("git uwf started git rev-parse: %s", line)
+		}
+	}
+	if commands == 0 {
+		t.Fatalf("the trace has no start event: %s", data)
+	}
+}

@@ -217,8 +217,11 @@ func discoveryEnvSet(env []string) bool {
 }
 
 // harmlessGitEnv are the GIT_* variables (a trailing _ names a prefix)
-// that cannot change which repository git finds.
+// that cannot change which repository git finds. GIT_EXEC_PATH is set by
+// git itself for every external command it runs, `git uwf` included: it
+// says where git's own programs are, not where the repository is.
 var harmlessGitEnv = []string{
+	"GIT_EXEC_PATH",
 	"GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_TRACE", "GIT_TRACE_", "GIT_TRACE2", "GIT_TRACE2_",
 	"GIT_SSL_", "GIT_HTTP_", "GIT_CURL_", "GIT_PROXY_", "GIT_SSH", "GIT_SSH_", "GIT_LFS_",
 	"GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",

@@ -58,6 +58,8 @@ func TestDiscoverFilesAgreesWithGit(t *testing.T) {
 	}{
 		{name: "top of a work tree", dir: main, fast: true},
 		{name: "subdirectory", dir: sub, fast: true},
+		// git sets GIT_EXEC_PATH for the external commands it runs.
+		{name: "run by git as `git uwf`", dir: sub, env: []string{"GIT_EXEC_PATH=" + git(t, main, "--exec-path")}, fast: true},
 		{name: "nested repository", dir: nested, fast: true},
 		{name: "inside .git", dir: filepath.Join(main, ".git", "refs")},
 		{name: "linked worktree (.git file)", dir: wt},
@@ -103,6 +105,8 @@ func TestDiscoveryEnvSet(t *testing.T) {
 		{nil, false},
 		{[]string{"HOME=/h", "GIT_AUTHOR_NAME=a", "GIT_COMMITTER_EMAIL=c", "GIT_TRACE2_PERF=1", "GIT_TERMINAL_PROMPT=0", "GIT_SSL_CAINFO=/c", "GIT_TRACE=1"}, false},
 		{[]string{"GIT_SSLX=1"}, true},
+		{[]string{"GIT_EXEC_PATH=/usr/lib/git-core"}, false}, // git sets it for `git uwf`
+		{[]string{"GIT_EXEC_PATHS=/x"}, true},
 		{[]string{"GIT_DIR=/x"}, true},
 		{[]string{"GIT_WORK_TREE=/x"}, true},
 		{[]string{"GIT_CEILING_DIRECTORIES=/x"}, true},
