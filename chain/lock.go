@@ -42,11 +42,12 @@ func (r *Repo) lockPath(id ThreadID) string {
 const ownLockWait = 32 * time.Millisecond
 
 // LockThread takes the exclusive per-thread lock without waiting (but for a
-// lock this process last held, which a child being started can hold for a
-// moment after its release). The lock
+// lock this process last held and released, which a child being started
+// can hold for a moment after its release). The lock
 // is an flock on a file under the common git dir: the kernel releases it
 // when the holder dies, so a kill -9 never leaves a thread stuck; the pid
-// written into the file is informational.
+// written into the file is informational (a busy message names it, and it
+// tells a lock this process released from one another process took).
 func (r *Repo) LockThread(id ThreadID) (unlock func(), err error) {
 	path := r.lockPath(id)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -57,7 +58,7 @@ func (r *Repo) LockThread(id ThreadID) (unlock func(), err error) {
 	// it was starting meanwhile (another goroutine's git, an agent) holds
 	// a copy of every descriptor from fork until exec closes it, and with
 	// it the lock, for a moment. Retry for that moment.
-	for wait := time.Millisecond; !ok && err == nil && wait <= ownLockWait && readPID(path) == os.Getpid(); wait *= 2 {
+	for wait := time.Millisecond; !ok && err == nil && wait <= ownLockWait && r.releasedHere(id, path); wait *= 2 {
 		time.Sleep(wait)
 		file, release, ok, err = tryLockFile(path)
 	}
@@ -91,6 +92,16 @@ func (r *Repo) LockThread(id ThreadID) (unlock func(), err error) {
 		r.mu.Unlock()
 		release()
 	}, nil
+}
+
+// releasedHere reports whether this process took the thread's lock last
+// (its pid is in the lock file) and has released it since: a lock another
+// goroutine still holds is busy, and no wait makes it free sooner.
+func (r *Repo) releasedHere(id ThreadID, path string) bool {
+	r.mu.Lock()
+	held := r.held[id]
+	r.mu.Unlock()
+	return !held && readPID(path) == os.Getpid()
 }
 
 // ThreadLockFile returns the open lock file of a thread lock this process

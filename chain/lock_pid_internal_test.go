@@ -50,3 +50,40 @@ func TestLockRecordsPID(t *testing.T) {
 		}
 	}
 }
+
+// TestLockReleasedHere: LockThread waits a moment only for a lock this
+// process took last and has released (a child being started may still hold
+// it); one it still holds, or one another process took, is busy at once.
+func TestLockReleasedHere(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	r, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ThreadID("01M812N4MAX7F305HM1JJJFJNG")
+	path := r.lockPath(id)
+	unlock, err := r.LockThread(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.releasedHere(id, path) {
+		t.Error("a lock this process holds counts as released")
+	}
+	var busy *BusyError
+	if _, err := r.LockThread(id); !errors.As(err, &busy) || busy.PID != os.Getpid() {
+		t.Errorf("second lock: %v, want busy with pid %d", err, os.Getpid())
+	}
+	unlock()
+	if !r.releasedHere(id, path) {
+		t.Error("a lock this process released does not count as released")
+	}
+	if err := os.WriteFile(path, []byte("1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r.releasedHere(id, path) {
+		t.Error("a lock pid 1 took counts as released here")
+	}
+}
