@@ -145,7 +145,7 @@ type importer struct {
 	// answers reads what fast-import answers to get-mark (its
 	// --cat-blob-fd); err is the first failure to ask or read.
 	answers *bufio.Reader
-	answerW *os.File
+	answerR *os.File // the read end of the pipe answers reads
 	err     error
 }
 
@@ -175,11 +175,11 @@ func (f *fixture) importer() (*importer, error) {
 	}
 	aw.Close()
 	return &importer{f: f, cmd: cmd, in: in, w: bufio.NewWriterSize(in, 1<<20), when: time.Now().Unix() - 86400,
-		answers: bufio.NewReader(ar), answerW: ar}, nil
+		answers: bufio.NewReader(ar), answerR: ar}, nil
 }
 
 func (im *importer) close() error {
-	defer im.answerW.Close()
+	defer im.answerR.Close()
 	if err := im.w.Flush(); err != nil {
 		return err
 	}
