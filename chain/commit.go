@@ -27,7 +27,7 @@ func message(subject, body string, trailers ...Trailer) string {
 	if len(trailers) > 0 {
 		b.WriteString("\n")
 		for _, t := range trailers {
-			fmt.Fprintf(&b, "%s: %s\n", t.Key, text.Clip(text.OneLine(t.Value), 500))
+			fmt.Fprintf(&b, "%s: %s\n", t.Key, text.Clip(text.OneLine(t.Value), maxTrailerValue))
 		}
 	}
 	return b.String()

@@ -47,7 +47,7 @@ func TestLockHeldByAStartingChild(t *testing.T) {
 		fd := lockedByACopy(t)
 		closed := make(chan struct{})
 		go func() {
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond)
 			syscall.Close(fd)
 			close(closed)
 		}()

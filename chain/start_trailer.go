@@ -30,10 +30,10 @@ const StartTrailer = "Uwf-Start"
 // maxTrailerValue is what message keeps of a trailer value (in runes).
 const maxTrailerValue = 500
 
-// startTrailerValue formats st as an Uwf-Start value; false when the value
-// would not survive message unchanged (a branch of hundreds of characters,
-// or one with white space message would fold), in which case no trailer is
-// written and readers walk.
+// startTrailerValue formats st as an Uwf-Start value; false when it could
+// not be one trailer line as message writes them (a branch with white space
+// or control characters, or a value longer than message keeps of any
+// trailer), in which case no trailer is written and readers walk.
 func startTrailerValue(st startInfo) (string, bool) {
 	v := st.commit.String()
 	if st.branch != "" {
