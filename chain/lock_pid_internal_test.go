@@ -55,14 +55,7 @@ func TestLockRecordsPID(t *testing.T) {
 // process took last and has released (a child being started may still hold
 // it); one it still holds, or one another process took, is busy at once.
 func TestLockReleasedHere(t *testing.T) {
-	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	r, err := Open(context.Background(), dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newLockRepo(t)
 	id := ThreadID("01M812N4MAX7F305HM1JJJFJNG")
 	path := r.lockPath(id)
 	unlock, err := r.LockThread(id)
@@ -86,4 +79,18 @@ func TestLockReleasedHere(t *testing.T) {
 	if r.releasedHere(id, path) {
 		t.Error("a lock pid 1 took counts as released here")
 	}
+}
+
+// newLockRepo opens a new repository for the lock tests.
+func newLockRepo(t *testing.T) *Repo {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	r, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -3,10 +3,8 @@
 package chain
 
 import (
-	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -18,14 +16,7 @@ import (
 // modelled by a duplicate descriptor closed a little later), but not for
 // a copy that stays open, nor for a lock another process last took.
 func TestLockHeldByAStartingChild(t *testing.T) {
-	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	r, err := Open(context.Background(), dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newLockRepo(t)
 	id := ThreadID("01M812N4MAX7F305HM1JJJFJNG")
 	// lockedByACopy takes the lock, keeps a copy of its descriptor and
 	// releases it: the copy holds the lock until closed.
