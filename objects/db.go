@@ -90,12 +90,16 @@ func (db *DB) read(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	// packs again and retry, a few times while a repack completes.
 	for attempt := 0; ; attempt++ {
 		obj, err := db.packs.object(h)
-		switch {
-		case errors.Is(err, gitobj.ErrObjectNotFound) || errors.Is(err, os.ErrNotExist):
+		if err != nil {
+			packErr := err
 			obj, err = db.readLoose(h)
-		case err != nil:
-			// An index, entry or size the pack reader does not handle.
-			obj, err = db.catFile(h)
+			if err != nil && !errors.Is(packErr, gitobj.ErrObjectNotFound) && !errors.Is(packErr, os.ErrNotExist) {
+				// An index, entry or size the pack reader does not
+				// handle, and no good loose copy: git reads it. A loose
+				// copy is tried first, so that one index this reader
+				// cannot read does not send every loose read to git.
+				obj, err = db.catFile(h)
+			}
 		}
 		if err == nil {
 			db.cache.put(obj)
@@ -130,18 +134,18 @@ func (db *DB) HasEncodedObject(h gitobj.Hash) error {
 	if _, ok := db.cache.get(h); ok {
 		return nil
 	}
-	found, err := db.packs.has(h)
-	switch {
-	case found:
+	found, idxErr := db.packs.has(h)
+	if found {
 		return nil
-	case err != nil:
+	}
+	if _, err := os.Stat(db.loosePath(h)); err == nil {
+		return nil
+	}
+	if idxErr != nil {
 		// An index this reader does not handle: ask git.
 		if _, err := db.catFile(h); err == nil {
 			return nil
 		}
-	}
-	if _, err := os.Stat(db.loosePath(h)); err == nil {
-		return nil
 	}
 	return gitobj.ErrObjectNotFound
 }

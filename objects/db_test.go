@@ -266,3 +266,32 @@ func packObjects(t *testing.T, dir string, hs ...gitobj.Hash) {
 		t.Fatalf("git pack-objects: %v\n%s", err, out)
 	}
 }
+
+// TestDBLooseBesideAnUnreadableIndex: a pack index this reader does not
+// handle (here a damaged one) does not send reads and existence checks of
+// loose objects to git; they are answered from the loose files, as they
+// were before the packs were looked at first. git is taken off PATH, so
+// a read that starts it fails.
+func TestDBLooseBesideAnUnreadableIndex(t *testing.T) {
+	_, gitDir := newGitRepo(t)
+	h := putBlob(t, mustStorer(t, gitDir), "loose beside a damaged index\n")
+	idx := filepath.Join(gitDir, "objects", "pack", "pack-"+strings.Repeat("0", 40)+".idx")
+	if err := os.WriteFile(idx, []byte("not an index"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "")
+	db := mustStorer(t, gitDir)
+	if found, err := db.packs.has(h); found || !errors.Is(err, errIdxFormat) {
+		t.Fatalf("packs.has = %v, %v; want the index unreadable", found, err)
+	}
+	obj, err := db.EncodedObject(gitobj.AnyObject, h)
+	if err != nil {
+		t.Fatalf("read of a loose object beside a damaged index: %v", err)
+	}
+	if got := string(objectBytes(t, obj)); got != "loose beside a damaged index\n" {
+		t.Fatalf("read %q", got)
+	}
+	if err := mustStorer(t, gitDir).HasEncodedObject(h); err != nil {
+		t.Fatalf("HasEncodedObject: %v", err)
+	}
+}
