@@ -219,9 +219,11 @@ func discoveryEnvSet(env []string) bool {
 // harmlessGitEnv are the GIT_* variables (a trailing _ names a prefix)
 // that cannot change which repository git finds. GIT_EXEC_PATH is set by
 // git itself for every external command it runs, `git uwf` included: it
-// says where git's own programs are, not where the repository is.
+// says where git's own programs are, not where the repository is. So is
+// GIT_PAGER_IN_USE when git pages the command's output (`git -p uwf …`,
+// or pager.uwf set): it only says that a pager is reading it.
 var harmlessGitEnv = []string{
-	"GIT_EXEC_PATH",
+	"GIT_EXEC_PATH", "GIT_PAGER_IN_USE",
 	"GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_TRACE", "GIT_TRACE_", "GIT_TRACE2", "GIT_TRACE2_",
 	"GIT_SSL_", "GIT_HTTP_", "GIT_CURL_", "GIT_PROXY_", "GIT_SSH", "GIT_SSH_", "GIT_LFS_",
 	"GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",

@@ -60,6 +60,8 @@ func TestDiscoverFilesAgreesWithGit(t *testing.T) {
 		{name: "subdirectory", dir: sub, fast: true},
 		// git sets GIT_EXEC_PATH for the external commands it runs.
 		{name: "run by git as `git uwf`", dir: sub, env: []string{"GIT_EXEC_PATH=" + git(t, main, "--exec-path")}, fast: true},
+		// and GIT_PAGER_IN_USE when it pages their output.
+		{name: "paged by git", dir: sub, env: []string{"GIT_PAGER_IN_USE=true"}, fast: true},
 		{name: "nested repository", dir: nested, fast: true},
 		{name: "inside .git", dir: filepath.Join(main, ".git", "refs")},
 		{name: "linked worktree (.git file)", dir: wt},
@@ -107,6 +109,7 @@ func TestDiscoveryEnvSet(t *testing.T) {
 		{[]string{"GIT_SSLX=1"}, true},
 		{[]string{"GIT_EXEC_PATH=/usr/lib/git-core"}, false}, // git sets it for `git uwf`
 		{[]string{"GIT_EXEC_PATHS=/x"}, true},
+		{[]string{"GIT_PAGER_IN_USE=true"}, false}, // git sets it when it pages `git uwf`
 		{[]string{"GIT_DIR=/x"}, true},
 		{[]string{"GIT_WORK_TREE=/x"}, true},
 		{[]string{"GIT_CEILING_DIRECTORIES=/x"}, true},
