@@ -26,7 +26,14 @@ func TestLockHeldByAStartingChild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The copy is closed on exec, as the lock file is: a git this
+		// test binary starts meanwhile must not keep the lock.
+		syscall.ForkLock.RLock()
 		fd, err := syscall.Dup(int(r.ThreadLockFile(id).Fd()))
+		if err == nil {
+			syscall.CloseOnExec(fd)
+		}
+		syscall.ForkLock.RUnlock()
 		if err != nil {
 			t.Fatal(err)
 		}
