@@ -211,3 +211,55 @@ func TestCheckStartTrailer(t *testing.T) {
 		t.Errorf("a root without a branch: %v", err)
 	}
 }
+
+// TestForkChecksStartClaim: a fork copies the Uwf-Start claim of the commit
+// it starts from into its later steps, and listings take it for the fork's
+// start, so Fork refuses a commit whose claim names another start or branch
+// (one a remote sent and sync refused, left in a remote-tracking ref), and
+// forks a commit with a true claim or none.
+func TestForkChecksStartClaim(t *testing.T) {
+	ctx := context.Background()
+	dir, r, info := setup(t)
+	on := func(prompt, branch string) *chain.Thread {
+		th, err := r.StartThreadOn(ctx, info, prompt, dir, chain.Code{Branch: branch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
+		return th
+	}
+	other := on("other", "elsewhere")
+	tests := []struct {
+		name string
+		edit func(string) string
+		ok   bool
+	}{
+		{"as written", func(m string) string { return m }, true},
+		{"no trailer", withoutStart, true},
+		{"a claim of another start", func(m string) string {
+			return withoutStart(m) + "\n" + chain.StartTrailer + ": " + other.Head.Commit.String() + " elsewhere"
+		}, false},
+		{"a claim of another branch", func(m string) string {
+			return startLine.ReplaceAllStringFunc(m, func(l string) string { return strings.Replace(l, " main", " elsewhere", 1) })
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th := on(tt.name, "main")
+			head := gitobj.NewHash(rewriteHeadMessage(t, dir, th.ID.Ref(), tt.edit))
+			fork, err := r.Fork(ctx, head)
+			if tt.ok {
+				if err != nil {
+					t.Fatalf("fork: %v", err)
+				}
+				if fork.Head.Commit != head {
+					t.Errorf("fork at %s, want %s", fork.Head.Commit, head)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), chain.StartTrailer) {
+				t.Fatalf("fork of a commit with a false claim: %v, want an %s error", err, chain.StartTrailer)
+			}
+		})
+	}
+}

@@ -339,6 +339,9 @@ func (r *Repo) Fork(ctx context.Context, commit gitobj.Hash) (*Thread, error) {
 	if e.Kind == KindCancel {
 		return nil, fmt.Errorf("cannot fork from a cancel commit %s; fork from a step", commit)
 	}
+	if err := r.checkStartClaim(ctx, commit); err != nil {
+		return nil, fmt.Errorf("cannot fork from %s: %w", commit, err)
+	}
 	id := NewThreadID(r.now())
 	if err := r.casRef(ctx, id.Ref(), gitobj.ZeroHash, commit, "uwf: fork from "+commit.String()); err != nil {
 		return nil, fmt.Errorf("create fork ref: %w", err)
