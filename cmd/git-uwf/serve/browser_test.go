@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -49,8 +50,23 @@ func newBrowser(t *testing.T) context.Context {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	// chromedp starts chromium with a parent-death signal, which Linux
+	// sends when the thread that started it ends, not the process. The
+	// commands these tests run in process end threads (an agent is run
+	// from a goroutine that ends locked to its thread), and one of them
+	// could be the thread chromium was started from. So chromium is
+	// started from a goroutine locked to its thread until the browser is
+	// closed; the thread then goes back to the runtime.
+	started, closed := make(chan error, 1), make(chan struct{})
+	go func() {
+		goruntime.LockOSThread()
+		started <- chromedp.Run(ctx)
+		<-closed
+		goruntime.UnlockOSThread()
+	}()
+	t.Cleanup(func() { close(closed) }) // after the browser is gone: cleanups run last-in first-out
 	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Run(ctx); err != nil {
+	if err := <-started; err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
