@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/git-uwf/git-uwf/agentkit/supervisor"
+	"github.com/git-uwf/git-uwf/internal/lockedexec"
 )
 
 // Run runs the agent command described by inv and waits for it.
@@ -100,13 +100,16 @@ func Run(ctx context.Context, inv Invocation) (*Result, error) {
 	cmd.WaitDelay = grace
 
 	start := time.Now()
-	waitErr, err := startAndWait(cmd)
+	// Started from a thread of its own (lockedexec): the parent-death
+	// signal must not fire while this process runs on.
+	done, err := lockedexec.Start(cmd)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) {
 			return nil, fmt.Errorf("agent command %q not found: %w", inv.Command, err)
 		}
 		return nil, fmt.Errorf("start agent %q: %w", inv.Command, err)
 	}
+	waitErr := <-done
 	// Whatever the agent left running in its group (a background job,
 	// a grandchild that closed its output) must not outlive the step.
 	// The group id cannot have been reused while a member is left.
@@ -181,25 +184,4 @@ func resolveCommand(command string, env []string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("agent command %q not found in PATH: %w", command, exec.ErrNotFound)
-}
-
-// startAndWait starts cmd and waits for it on one goroutine locked to its
-// OS thread: Linux sends the parent-death signal when the thread that
-// forked the child ends, not the process, and a locked thread lives until
-// the wait is over.
-func startAndWait(cmd *exec.Cmd) (waitErr, startErr error) {
-	type result struct{ wait, start error }
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		// The goroutine ends locked: its thread ends with it, after the
-		// child is gone.
-		if err := cmd.Start(); err != nil {
-			done <- result{start: err}
-			return
-		}
-		done <- result{wait: cmd.Wait()}
-	}()
-	r := <-done
-	return r.wait, r.start
 }

@@ -25,11 +25,11 @@ import (
 	neturl "net/url"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/git-uwf/git-uwf/internal/lockedexec"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
@@ -160,7 +160,7 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 	// finished reply, and only a child the program left behind holding
 	// the pipes needs the bound at all.
 	cmd.WaitDelay = 5 * time.Second
-	err = runLocked(cmd)
+	err = lockedexec.Run(cmd)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 		return Reply{}, &NotInstalledError{Path: program}
 	}
@@ -187,22 +187,6 @@ func Run(ctx context.Context, program string, req Request, apiKey string) (Reply
 		return Reply{}, fmt.Errorf("%s (%s) answered something other than a reply: %s", Program, program, text.Excerpt(stdout.buf.String(), "(nothing)"))
 	}
 	return reply, nil
-}
-
-// runLocked runs cmd on a goroutine locked to its OS thread. Linux sends
-// the parent-death signal (see setParentDeathSignal) when the thread that
-// started the program ends, not the process, and git-uwf ends threads
-// while it runs (a goroutine that ends locked to its thread ends the
-// thread; agentkit's agent runs do): started from any thread, the program
-// could be killed at any moment. The goroutine ends locked, so its thread
-// ends only once the program is gone.
-func runLocked(cmd *exec.Cmd) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		done <- cmd.Run()
-	}()
-	return <-done
 }
 
 // environ is env for the program: without any EnvAPIKey, then with apiKey

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
+	"github.com/git-uwf/git-uwf/internal/lockedexec"
 )
 
 // Program is the name of the viewer program.
@@ -106,11 +107,12 @@ func run(ctx context.Context, f *cmdutil.Factory, prog string, args []string) er
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
+	// Started from a thread of its own: its parent-death signal must not
+	// fire while git-uwf runs on.
+	done, err := lockedexec.Start(cmd)
+	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 
 	// The first signal usually also ends ctx (root.Main cancels on it):
 	// whichever is seen first is passed on, and the other is not, so the

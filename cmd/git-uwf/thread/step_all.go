@@ -18,6 +18,7 @@ import (
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/cmdutil"
 	"github.com/git-uwf/git-uwf/engine"
 	"github.com/git-uwf/git-uwf/engine/scheduler"
+	"github.com/git-uwf/git-uwf/internal/lockedexec"
 	"github.com/git-uwf/git-uwf/internal/text"
 )
 
@@ -160,7 +161,9 @@ func stepProcess(ctx context.Context, self, dir string, env []string, thread str
 	cmd.WaitDelay = 30 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	// Started from a thread of its own: the child's parent-death signal
+	// (StepChildAttrs) must not fire while this process runs on.
+	err := lockedexec.Run(cmd)
 	msg := stepError(stderr.String())
 	if err == nil {
 		var results []engine.Result
