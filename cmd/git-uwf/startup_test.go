@@ -246,13 +246,14 @@ func makefileTags(t *testing.T) string {
 
 // TestLLMProgramLinks: git-uwf-llm, which sends git-uwf's requests to
 // model servers, links the standard library and its own HTTP packages only
-// (internal/llmhttp, internal/llmwire, internal/text): none of git-uwf's
+// (internal/llmhttp, internal/llmwire, internal/text, and
+// internal/lockedexec, which llmwire starts it with): none of git-uwf's
 // commands, repository or agent code, whose initialisation it would pay
 // at every request.
 func TestLLMProgramLinks(t *testing.T) {
 	const module = "github.com/git-uwf/git-uwf/"
 	checkProgramLinks(t, "../git-uwf-llm",
-		[]string{module + "cmd/git-uwf-llm", module + "internal/llmhttp", module + "internal/llmwire", module + "internal/text"},
+		[]string{module + "cmd/git-uwf-llm", module + "internal/llmhttp", module + "internal/llmwire", module + "internal/lockedexec", module + "internal/text"},
 		"net/http")
 }
 
