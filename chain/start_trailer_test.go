@@ -32,6 +32,26 @@ func rewriteHeadMessage(t *testing.T, dir, ref string, edit func(string) string)
 	return c
 }
 
+// startOn starts a thread on branch and plays its developer step, and
+// then, when reviewed, a reviewer step that sends it back.
+func startOn(t *testing.T, r *chain.Repo, info *chain.WorkflowInfo, dir, prompt, branch string, reviewed bool) *chain.Thread {
+	t.Helper()
+	th, err := r.StartThreadOn(context.Background(), info, prompt, dir, chain.Code{Branch: branch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
+	if reviewed {
+		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "again"}, "")
+	}
+	return th
+}
+
+// claiming replaces a message's Uwf-Start trailer by one of value.
+func claiming(value string) func(string) string {
+	return func(m string) string { return withoutStart(m) + "\n" + chain.StartTrailer + ": " + value }
+}
+
 var startLine = regexp.MustCompile(`(?m)^` + chain.StartTrailer + `: .*\n?`)
 
 // withoutStart drops the Uwf-Start trailer from a message, as git-uwf wrote
@@ -120,15 +140,7 @@ func TestStartTrailerWritten(t *testing.T) {
 func TestListReadsStartTrailer(t *testing.T) {
 	ctx := context.Background()
 	dir, r, info := setup(t)
-	start := func(prompt, branch string) *chain.Thread {
-		th, err := r.StartThreadOn(ctx, info, prompt, dir, chain.Code{Branch: branch})
-		if err != nil {
-			t.Fatal(err)
-		}
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
-		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "again"}, "")
-		return th
-	}
+	start := func(prompt, branch string) *chain.Thread { return startOn(t, r, info, dir, prompt, branch, true) }
 	other := start("other", "elsewhere")
 	tests := []struct {
 		name string
@@ -138,15 +150,9 @@ func TestListReadsStartTrailer(t *testing.T) {
 	}{
 		{"as written", func(m string) string { return m }, false},
 		{"no trailer", withoutStart, false},
-		{"a claim of another start", func(m string) string {
-			return withoutStart(m) + "\n" + chain.StartTrailer + ": " + other.Head.Commit.String() + " elsewhere"
-		}, true},
-		{"an unreadable claim", func(m string) string {
-			return withoutStart(m) + "\n" + chain.StartTrailer + ": not-a-commit elsewhere"
-		}, false},
-		{"a claim of the zero commit", func(m string) string {
-			return withoutStart(m) + "\n" + chain.StartTrailer + ": " + strings.Repeat("0", 40)
-		}, false},
+		{"a claim of another start", claiming(other.Head.Commit.String() + " elsewhere"), true},
+		{"an unreadable claim", claiming("not-a-commit elsewhere"), false},
+		{"a claim of the zero commit", claiming(strings.Repeat("0", 40)), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,14 +226,7 @@ func TestCheckStartTrailer(t *testing.T) {
 func TestForkChecksStartClaim(t *testing.T) {
 	ctx := context.Background()
 	dir, r, info := setup(t)
-	on := func(prompt, branch string) *chain.Thread {
-		th, err := r.StartThreadOn(ctx, info, prompt, dir, chain.Code{Branch: branch})
-		if err != nil {
-			t.Fatal(err)
-		}
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
-		return th
-	}
+	on := func(prompt, branch string) *chain.Thread { return startOn(t, r, info, dir, prompt, branch, false) }
 	other := on("other", "elsewhere")
 	tests := []struct {
 		name string
@@ -236,9 +235,7 @@ func TestForkChecksStartClaim(t *testing.T) {
 	}{
 		{"as written", func(m string) string { return m }, true},
 		{"no trailer", withoutStart, true},
-		{"a claim of another start", func(m string) string {
-			return withoutStart(m) + "\n" + chain.StartTrailer + ": " + other.Head.Commit.String() + " elsewhere"
-		}, false},
+		{"a claim of another start", claiming(other.Head.Commit.String() + " elsewhere"), false},
 		{"a claim of another branch", func(m string) string {
 			return startLine.ReplaceAllStringFunc(m, func(l string) string { return strings.Replace(l, " main", " elsewhere", 1) })
 		}, false},
