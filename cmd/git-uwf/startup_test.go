@@ -69,7 +69,7 @@ var initBudget = map[string]struct {
 	why           string
 }{
 	"github.com/klauspost/compress/flate": {48 << 10, 32, "its compressor's tables (42 KB, 0.15 ms), which git-uwf does not use, come with " +
-		"the inflater objects.ObjectReader reads packs with: a cold listing reads about six objects a thread (docs/performance.md, cold list)"},
+		"the inflater objects.ObjectReader reads packs with: a cold listing reads four to five objects a thread (docs/performance.md, cold list)"},
 }
 
 // Budgets for every other package's initialisation.
