@@ -115,7 +115,7 @@ func (r *Repo) adoptChild(ctx context.Context, id ThreadID, parent *Thread, role
 // Parent returns the parent link of a child thread (nil for a thread
 // started by hand): the Uwf-Parent trailer of its start commit.
 func (r *Repo) Parent(ctx context.Context, t *Thread) (*ParentLink, error) {
-	return r.parentFrom(t, t.Head.Commit)
+	return r.parentFrom(ctx, t, t.Head.Commit)
 }
 
 // ChildStep is what a child thread produced for its parent's step.

@@ -54,25 +54,12 @@ func StepCodeTrailers(before, after string) []Trailer {
 // from the trailers of its root commit (zero for threads started before
 // they were recorded). A fork shares the root, so it reports its origin's.
 func (r *Repo) StartCode(ctx context.Context, t *Thread) (Code, error) {
-	s := r.Store.Storer()
-	h := t.Head.Commit
-	for i := 0; ; i++ {
-		if err := ctx.Err(); err != nil {
-			return Code{}, err
-		}
-		c, err := gitobj.GetCommit(s, h)
-		if err != nil {
-			return Code{}, fmt.Errorf("thread %s: read commit %s: %w", t.ID, h, err)
-		}
-		if len(c.ParentHashes) == 0 {
-			tr := trailers(c.Message)
-			return Code{Branch: tr[BranchTrailer], Commit: tr[CodeTrailer]}, nil
-		}
-		if i > 1_000_000 {
-			return Code{}, fmt.Errorf("thread %s: chain too long", t.ID)
-		}
-		h = c.ParentHashes[0]
+	_, root, err := r.rootCommit(ctx, t.Head.Commit)
+	if err != nil {
+		return Code{}, fmt.Errorf("thread %s: %w", t.ID, err)
 	}
+	tr := trailers(root.Message)
+	return Code{Branch: tr[BranchTrailer], Commit: tr[CodeTrailer]}, nil
 }
 
 // StepCode returns the code commits a step commit records: HEAD before

@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,9 @@ import (
 
 // Trailer is one "Key: value" line at the end of a commit message.
 type Trailer struct{ Key, Value string }
+
+// maxTrailerValue is what message keeps of a trailer value (in runes).
+const maxTrailerValue = 500
 
 // message formats a commit message: subject, optional body, trailers.
 func message(subject, body string, trailers ...Trailer) string {
@@ -95,5 +99,33 @@ func trailerValue(msg, key string) string {
 			return v
 		}
 		msg = msg[:i]
+	}
+}
+
+// maxChainWalk bounds a walk of first parents: a chain longer than that is
+// not one git-uwf wrote.
+const maxChainWalk = 1_000_000
+
+// rootCommit follows first parents from c to the root of its chain, the
+// commit without parents, and returns that commit and its id. It reads
+// every commit on the way and takes no Uwf-Start claim for an answer:
+// StartCode, the parent link and the check of a claim need the root itself.
+func (r *Repo) rootCommit(ctx context.Context, c gitobj.Hash) (gitobj.Hash, *gitobj.Commit, error) {
+	s := r.Store.Storer()
+	for i := 0; ; i++ {
+		if err := ctx.Err(); err != nil {
+			return gitobj.ZeroHash, nil, err
+		}
+		commit, err := gitobj.GetCommit(s, c)
+		if err != nil {
+			return gitobj.ZeroHash, nil, fmt.Errorf("read commit %s: %w", c, err)
+		}
+		if len(commit.ParentHashes) == 0 {
+			return c, commit, nil
+		}
+		if i > maxChainWalk {
+			return gitobj.ZeroHash, nil, errors.New("chain too long")
+		}
+		c = commit.ParentHashes[0]
 	}
 }

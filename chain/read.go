@@ -64,7 +64,7 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 	var parts []string
 	if opts.Before == "" || opts.Start {
 		parent := ""
-		if link, err := r.parentFrom(t, chain.commit(0)); err == nil && link != nil {
+		if link, err := r.parentFrom(ctx, t, chain.commit(0)); err == nil && link != nil {
 			parent = fmt.Sprintf("\n**Parent:** thread `%s` (plays its role %s)\n", link.Thread, link.Role)
 		}
 		task := strings.TrimSpace(t.Start.Prompt)
@@ -155,18 +155,12 @@ func (r *Repo) Read(ctx context.Context, t *Thread, opts ReadOptions) (string, e
 // parents. Parent starts at the head; Read starts at the chain's start
 // entry, which it already has, instead of paying one commit read per
 // step (three quarters of a warm read of 1,000 steps).
-func (r *Repo) parentFrom(t *Thread, start gitobj.Hash) (*ParentLink, error) {
-	s := r.Store.Storer()
-	for c := start; ; {
-		commit, err := gitobj.GetCommit(s, c)
-		if err != nil {
-			return nil, fmt.Errorf("thread %s: read %s: %w", t.ID, c, err)
-		}
-		if len(commit.ParentHashes) == 0 {
-			return parseParentTrailer(commit.Message), nil
-		}
-		c = commit.ParentHashes[0]
+func (r *Repo) parentFrom(ctx context.Context, t *Thread, start gitobj.Hash) (*ParentLink, error) {
+	_, root, err := r.rootCommit(ctx, start)
+	if err != nil {
+		return nil, fmt.Errorf("thread %s: %w", t.ID, err)
 	}
+	return parseParentTrailer(root.Message), nil
 }
 
 // minShown is how much of a section that is over the quota Read shows at

@@ -27,9 +27,6 @@ import (
 // that commit's branch.
 const StartTrailer = "Uwf-Start"
 
-// maxTrailerValue is what message keeps of a trailer value (in runes).
-const maxTrailerValue = 500
-
 // startTrailerValue formats st as an Uwf-Start value; false when it could
 // not be one trailer line as message writes them (a branch with white space
 // or control characters, or a value longer than message keeps of any
@@ -123,15 +120,9 @@ func (r *Repo) checkStartClaim(ctx context.Context, commit gitobj.Hash) error {
 	if len(c.ParentHashes) == 0 || trailerValue(c.Message, StartTrailer) == "" {
 		return nil
 	}
-	at, cur := commit, c
-	for len(cur.ParentHashes) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		at = cur.ParentHashes[0]
-		if cur, err = gitobj.GetCommit(s, at); err != nil {
-			return fmt.Errorf("find the start commit of %s: read commit %s: %w", commit, at, err)
-		}
+	startID, start, err := r.rootCommit(ctx, c.ParentHashes[0])
+	if err != nil {
+		return fmt.Errorf("find the start commit of %s: %w", commit, err)
 	}
-	return CheckStartTrailer(c.Message, at, cur.Message)
+	return CheckStartTrailer(c.Message, startID, start.Message)
 }
