@@ -239,16 +239,22 @@ func TestDBPacksBeforeLoose(t *testing.T) {
 	if err := os.WriteFile(path, data[:len(data)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fresh := mustStorer(t, gitDir)
-	obj, err := fresh.EncodedObject(gitobj.AnyObject, h)
+	wantStored(t, gitDir, h, "packed and loose\n")
+}
+
+// wantStored checks that a DB opened on gitDir reads h as content, and
+// that another (whose cache has not seen h) says it is stored.
+func wantStored(t *testing.T, gitDir string, h gitobj.Hash, content string) {
+	t.Helper()
+	obj, err := mustStorer(t, gitDir).EncodedObject(gitobj.AnyObject, h)
 	if err != nil {
-		t.Fatalf("read of a packed object beside a damaged loose copy: %v", err)
+		t.Fatalf("read %s: %v", h, err)
 	}
-	if got := string(objectBytes(t, obj)); got != "packed and loose\n" {
-		t.Fatalf("read %q", got)
+	if got := string(objectBytes(t, obj)); got != content {
+		t.Fatalf("read %s as %q, want %q", h, got, content)
 	}
 	if err := mustStorer(t, gitDir).HasEncodedObject(h); err != nil {
-		t.Fatalf("HasEncodedObject: %v", err)
+		t.Fatalf("HasEncodedObject(%s): %v", h, err)
 	}
 }
 
@@ -284,14 +290,5 @@ func TestDBLooseBesideAnUnreadableIndex(t *testing.T) {
 	if found, err := db.packs.has(h); found || !errors.Is(err, errIdxFormat) {
 		t.Fatalf("packs.has = %v, %v; want the index unreadable", found, err)
 	}
-	obj, err := db.EncodedObject(gitobj.AnyObject, h)
-	if err != nil {
-		t.Fatalf("read of a loose object beside a damaged index: %v", err)
-	}
-	if got := string(objectBytes(t, obj)); got != "loose beside a damaged index\n" {
-		t.Fatalf("read %q", got)
-	}
-	if err := mustStorer(t, gitDir).HasEncodedObject(h); err != nil {
-		t.Fatalf("HasEncodedObject: %v", err)
-	}
+	wantStored(t, gitDir, h, "loose beside a damaged index\n")
 }
