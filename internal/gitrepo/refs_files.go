@@ -297,7 +297,7 @@ func (rr *refReader) addLoose(name, path string, into map[string]looseRef) (bool
 // readLoose reads a loose ref file; found is false when it does not exist
 // (or was deleted while we walked).
 func readLoose(path string) (l looseRef, found, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
 			return l, false, true, nil
