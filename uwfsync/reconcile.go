@@ -166,11 +166,13 @@ func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
 	if !moved {
 		return rep, nil
 	}
+	err := rc.repo.Store.Refresh(ctx)
 	// After a run that wrote many refs (a first fetch of many threads),
-	// pack them before the alias index lists the ref tips, so that it
-	// reads one packed-refs file rather than thousands of loose ones.
+	// pack them once the alias index has listed the ref tips: the packing
+	// may run on in the background, and the listing reads loose refs
+	// cheaply enough.
 	packRefs(ctx, rc.repo, st)
-	if err := rc.repo.Store.Refresh(ctx); err != nil {
+	if err != nil {
 		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", rc.remote, err)
 	}
 	return rep, nil
