@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // transferFigures measures git uwf fetch and push of many threads the other
@@ -51,29 +50,12 @@ func (b *bench) transferFigures(ctx context.Context) error {
 		_, err := git(dir, nil, "remote", "add", "origin", bare)
 		return dir, err
 	}
-	// withPacking runs a git uwf command in dir and waits for the packing
-	// it leaves running in the background; packed collects how long that
-	// took from the command's start, the command's own time being the
-	// sample.
-	var packed []float64
-	withPacking := func(i int, dir string, args ...string) (sample, error) {
-		start := time.Now()
-		s, err := proc(dir, nil, b.bin, args...)
-		if err != nil {
-			return s, err
-		}
-		end, err := waitPacking(dir, start.Add(s.d))
-		if err == nil && i >= 0 {
-			packed = append(packed, float64(end.Sub(start).Microseconds())/1000)
-		}
-		return s, err
-	}
 	fetch := func(i int) (sample, error) {
 		dir, err := emptyClone(fmt.Sprintf("transfer-fetch-uwf-%d", i+1))
 		if err != nil {
 			return sample{}, err
 		}
-		return withPacking(i, dir, "fetch", "origin")
+		return proc(dir, nil, b.bin, "fetch", "origin")
 	}
 	plain := func(i int) (sample, error) {
 		dir, err := emptyClone(fmt.Sprintf("transfer-fetch-git-%d", i+1))
@@ -88,9 +70,6 @@ func (b *bench) transferFigures(ctx context.Context) error {
 	}
 	b.add(row{figure: fmt.Sprintf("`git uwf fetch` of %d new threads (%d refs) into an empty clone", n, count),
 		baseline: "`git fetch` of the same refs", value: v, base: bv, unit: "ms", goal: "≤ 2×"})
-	b.add(row{figure: "same, until the `git pack-refs` it leaves running in the background ends",
-		baseline: "`git fetch` of the same refs", value: median(packed), base: bv, unit: "ms"})
-	packed = nil
 
 	// emptyRemote makes an empty bare repository, known to the source as
 	// a remote of its own (so its remote-tracking refs start empty too).
@@ -107,7 +86,7 @@ func (b *bench) transferFigures(ctx context.Context) error {
 		if _, err := emptyRemote(name); err != nil {
 			return sample{}, err
 		}
-		return withPacking(i, src, "push", name)
+		return proc(src, nil, b.bin, "push", name)
 	}
 	plainPush := func(i int) (sample, error) {
 		dir, err := emptyRemote(fmt.Sprintf("push-git-%d", i+1))
@@ -122,7 +101,5 @@ func (b *bench) transferFigures(ctx context.Context) error {
 	}
 	b.add(row{figure: fmt.Sprintf("`git uwf push` of %d new threads (%d refs) to an empty bare remote", n, count),
 		baseline: "`git push --atomic` of the same refs", value: v, base: bv, unit: "ms", goal: "≤ 2×"})
-	b.add(row{figure: "same, until the `git pack-refs` it leaves running in the background ends",
-		baseline: "`git push --atomic` of the same refs", value: median(packed), base: bv, unit: "ms"})
 	return nil
 }

@@ -32,9 +32,6 @@ type refState struct {
 	// written counts the refs this run wrote (remote-tracking refs, and
 	// local refs reconcile moved) since they were last packed.
 	written int
-	// packing, when set, receives the end of the git pack-refs this run
-	// left running in the background (see packRefs).
-	packing <-chan error
 }
 
 // listState reads the local and the remote-tracking git-uwf refs, the two
@@ -314,49 +311,9 @@ func readRefsWithGit(ctx context.Context, g *gitrepo.Runner, names []string) (ma
 // runs git pack-refs --all, as git gc does; ref values do not change, and a
 // failure only leaves the refs loose. The count starts again afterwards, so
 // a later call in the same run packs only when many more refs were written.
-//
-// Like the housekeeping git starts after its own fetch (gc --auto), the
-// packing runs in the background by default: the command is done once the
-// refs are in place. The settings that keep git's housekeeping in the
-// foreground keep this one there too (see packInBackground). A run packs
-// once at a time: a second packing waits for the first, whose listing of
-// loose refs may predate refs written since.
 func packRefs(ctx context.Context, repo *chain.Repo, st *refState) {
-	if st.written <= maxExplicitRefs {
-		return
-	}
-	st.written = 0
-	if st.packing != nil {
-		<-st.packing
-		st.packing = nil
-	}
-	if !packInBackground(ctx, repo.Git) {
+	if st.written > maxExplicitRefs {
 		_, _ = repo.Git.Run(ctx, nil, "pack-refs", "--all")
-		return
+		st.written = 0
 	}
-	if done, err := repo.Git.StartDetached("pack-refs", "--all"); err == nil {
-		st.packing = done
-	}
-}
-
-// packInBackground reports whether packRefs may leave git pack-refs running
-// after the command: maintenance.autoDetach decides, else gc.autoDetach, as
-// for git's own housekeeping after a fetch; both default to true.
-func packInBackground(ctx context.Context, g *gitrepo.Runner) bool {
-	out, err := g.Output(ctx, "config", "--type=bool", "--get-regexp", `^(maintenance|gc)\.autodetach$`)
-	if err != nil {
-		// Exit code 1: neither is set, the default. Otherwise git cannot
-		// tell (a value that is no boolean): the foreground, to be safe.
-		return exitCode(err) == 1
-	}
-	values := map[string]string{}
-	for _, line := range strings.Split(out, "\n") {
-		if key, value, ok := strings.Cut(line, " "); ok {
-			values[key] = value // the last one of a key wins, as in git
-		}
-	}
-	if v, ok := values["maintenance.autodetach"]; ok {
-		return v == "true"
-	}
-	return values["gc.autodetach"] != "false"
 }

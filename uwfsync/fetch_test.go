@@ -2,17 +2,12 @@ package uwfsync_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/uwfsync"
 	"github.com/git-uwf/git-uwf/uwfsync/synctest"
@@ -167,17 +162,12 @@ func TestSyncEarlyPushRefused(t *testing.T) {
 
 // TestManyRefsPacked: a sync that writes hundreds of remote-tracking refs
 // (the first push of many threads, the first fetch of them) leaves them
-// packed, not as one loose file each, and they keep their values. The
-// packing runs on in the background unless git's own switches for its
-// housekeeping say otherwise (maintenance.autoDetach, else gc.autoDetach):
-// a background packing still runs, in a session of its own, after the
-// fetch has returned.
+// packed, not as one loose file each, and they keep their values.
 func TestManyRefsPacked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repos := synctest.ReposAndRemote(t)
-	chaintest.Git(t, repos.A, "config", "gc.autoDetach", "false")
-	a := chaintest.Open(t, repos.A)
+	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
 	wf := register(t, a, "")
 	const n = 300
 	for i := range n {
@@ -185,144 +175,17 @@ func TestManyRefsPacked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustSync(t, a) // packs in the foreground: gc.autoDetach is false
-	wantPacked(t, repos.A, repos.A, n)
-
-	tests := []struct {
-		name       string
-		config     [][2]string
-		background bool
-	}{
-		{name: "by default", background: true},
-		{name: "gc.autoDetach false", config: [][2]string{{"gc.autoDetach", "false"}}},
-		{name: "maintenance.autoDetach false wins", config: [][2]string{{"gc.autoDetach", "true"}, {"maintenance.autoDetach", "false"}}},
-		{name: "maintenance.autoDetach true wins", config: [][2]string{{"gc.autoDetach", "false"}, {"maintenance.autoDetach", "true"}}, background: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := filepath.Join(t.TempDir(), "clone")
-			chaintest.Git(t, filepath.Dir(dir), "clone", "-q", repos.Remote, dir)
-			for _, kv := range tt.config {
-				chaintest.Git(t, dir, "config", kv[0], kv[1])
-			}
-			events := filepath.Join(t.TempDir(), "trace2")
-			b, err := chain.Open(ctx, dir, chain.Options{Env: []string{"GIT_TRACE2_EVENT=" + events}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tt.background {
-				mustFetch(t, b)
-				wantPacked(t, dir, repos.A, n)
-				return
-			}
-			// Hold packed-refs.lock and let git wait half a minute for it:
-			// the packing cannot finish before the fetch returns, and a
-			// packing in the foreground would make the fetch take that
-			// long and fail to pack.
-			chaintest.Git(t, dir, "config", "core.packedRefsTimeout", "30000")
-			lock := filepath.Join(dir, ".git", "packed-refs.lock")
-			if err := os.WriteFile(lock, nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			mustFetch(t, b)
-			if pid, ok := packingIn(t, dir); !ok {
-				t.Errorf("no git pack-refs runs in %s after the fetch returned", dir)
-			} else if sid := sessionOf(t, pid); sid != pid {
-				t.Errorf("git pack-refs (pid %d) runs in session %d, want a session of its own", pid, sid)
-			}
-			if err := os.Remove(lock); err != nil {
-				t.Fatal(err)
-			}
-			waitExited(t, events, "pack-refs")
-			wantPacked(t, dir, repos.A, n)
-		})
-	}
-}
-
-// wantPacked checks that dir holds no loose remote-tracking thread refs and
-// that its remote-tracking threads are the n threads of the clone from.
-func wantPacked(t *testing.T, dir, from string, n int) {
-	t.Helper()
-	loose, _ := filepath.Glob(filepath.Join(dir, ".git", "refs", "remotes", "origin", "uwf", "threads", "*"))
-	if len(loose) != 0 {
-		t.Errorf("%s: %d loose remote-tracking refs after syncing %d threads, want them packed", dir, len(loose), n)
-	}
-	tracking := chaintest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname:lstrip=4)", "refs/remotes/origin/uwf/threads/")
-	local := chaintest.Git(t, from, "for-each-ref", "--format=%(objectname) %(refname:lstrip=2)", "refs/uwf/threads/")
-	if tracking != local || strings.Count(local, "\n") != n-1 {
-		t.Errorf("%s: remote-tracking threads differ from the %d threads of %s", dir, n, from)
-	}
-}
-
-// packingIn returns the pid of a git pack-refs running in dir (Linux: it
-// looks through /proc).
-func packingIn(t *testing.T, dir string) (int, bool) {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("finds processes through /proc")
-	}
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, p := range procs {
-		cwd, err := os.Readlink(filepath.Join(p, "cwd"))
-		if err != nil || cwd != dir {
-			continue
+	mustSync(t, a)
+	mustFetch(t, b)
+	for _, dir := range []string{repos.A, repos.B} {
+		loose, _ := filepath.Glob(filepath.Join(dir, ".git", "refs", "remotes", "origin", "uwf", "threads", "*"))
+		if len(loose) != 0 {
+			t.Errorf("%s: %d loose remote-tracking refs after syncing %d threads, want them packed", dir, len(loose), n)
 		}
-		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
-		if err == nil && strings.Contains(string(cmdline), "\x00pack-refs\x00") {
-			pid, _ := strconv.Atoi(filepath.Base(p))
-			return pid, true
+		tracking := chaintest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname:lstrip=4)", "refs/remotes/origin/uwf/threads/")
+		local := chaintest.Git(t, repos.A, "for-each-ref", "--format=%(objectname) %(refname:lstrip=2)", "refs/uwf/threads/")
+		if tracking != local || strings.Count(local, "\n") != n-1 {
+			t.Errorf("%s: remote-tracking threads differ from A's %d threads", dir, n)
 		}
-	}
-	return 0, false
-}
-
-// sessionOf returns the session id of the process pid, from /proc.
-func sessionOf(t *testing.T, pid int) int {
-	t.Helper()
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// pid (comm) state ppid pgrp session ...: comm may hold spaces.
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	sid, err := strconv.Atoi(fields[3])
-	if err != nil {
-		t.Fatalf("session of %d in %q: %v", pid, stat, err)
-	}
-	return sid
-}
-
-// waitExited waits until the trace2 event log records the exit of a git
-// process run with the command cmd.
-func waitExited(t *testing.T, events, cmd string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		data, err := os.ReadFile(events)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		sids := map[string]bool{}
-		for _, line := range strings.Split(string(data), "\n") {
-			var e struct {
-				Event string   `json:"event"`
-				SID   string   `json:"sid"`
-				Argv  []string `json:"argv"`
-			}
-			if json.Unmarshal([]byte(line), &e) != nil {
-				continue
-			}
-			if e.Event == "start" && slices.Contains(e.Argv, cmd) {
-				sids[e.SID] = true
-			}
-			if e.Event == "atexit" && sids[e.SID] {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("git %s did not end within a minute", cmd)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -166,13 +166,11 @@ func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
 	if !moved {
 		return rep, nil
 	}
-	err := rc.repo.Store.Refresh(ctx)
 	// After a run that wrote many refs (a first fetch of many threads),
-	// pack them once the alias index has listed the ref tips: the packing
-	// may run on in the background, and the listing reads loose refs
-	// cheaply enough.
+	// pack them before the alias index lists the ref tips, so that it
+	// reads one packed-refs file rather than thousands of loose ones.
 	packRefs(ctx, rc.repo, st)
-	if err != nil {
+	if err := rc.repo.Store.Refresh(ctx); err != nil {
 		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", rc.remote, err)
 	}
 	return rep, nil

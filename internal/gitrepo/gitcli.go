@@ -82,9 +82,17 @@ func (r *Runner) Run(ctx context.Context, stdin io.Reader, args ...string) ([]by
 // writers. The returned *GitError carries stderr when it was captured in a
 // *bytes.Buffer.
 func (r *Runner) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, r.Path, r.argv(args)...)
+	argv := args
+	if len(r.Config) > 0 {
+		argv = make([]string, 0, 2*len(r.Config)+len(args))
+		for _, kv := range r.Config {
+			argv = append(argv, "-c", kv)
+		}
+		argv = append(argv, args...)
+	}
+	cmd := exec.CommandContext(ctx, r.Path, argv...)
 	cmd.Dir = r.Dir
-	cmd.Env = r.environ()
+	cmd.Env = append(append(os.Environ(), r.Env...), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdin = stdin
 	var tail bytes.Buffer
 	cmd.Stdout = stdout
@@ -106,46 +114,6 @@ func (r *Runner) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.
 		return ge
 	}
 	return nil
-}
-
-// StartDetached starts git with args in a session of its own, its standard
-// streams on the null device and tied to no context: it runs on when this
-// process ends or is interrupted, as git's own background housekeeping
-// (gc --auto) does. done receives its result once it has exited, if this
-// process still runs then. Where sessions do not exist it runs git to the
-// end before returning.
-func (r *Runner) StartDetached(args ...string) (done <-chan error, err error) {
-	cmd := exec.Command(r.Path, r.argv(args)...)
-	cmd.Dir = r.Dir
-	cmd.Env = r.environ()
-	if !detach(cmd) {
-		ch := make(chan error, 1)
-		ch <- cmd.Run()
-		return ch, nil
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, &GitError{Args: args, ExitCode: -1, Err: err}
-	}
-	ch := make(chan error, 1)
-	go func() { ch <- cmd.Wait() }()
-	return ch, nil
-}
-
-// argv is the argument list for args: r.Config's settings first.
-func (r *Runner) argv(args []string) []string {
-	if len(r.Config) == 0 {
-		return args
-	}
-	argv := make([]string, 0, 2*len(r.Config)+len(args))
-	for _, kv := range r.Config {
-		argv = append(argv, "-c", kv)
-	}
-	return append(argv, args...)
-}
-
-// environ is the environment of every git r runs.
-func (r *Runner) environ() []string {
-	return append(append(os.Environ(), r.Env...), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 }
 
 // Output runs git and returns its stdout with surrounding whitespace trimmed.
