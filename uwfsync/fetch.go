@@ -32,6 +32,9 @@ type refState struct {
 	// written counts the refs this run wrote (remote-tracking refs, and
 	// local refs reconcile moved) since they were last packed.
 	written int
+	// packing, when set, is closed when the git pack-refs startPacking
+	// started has ended.
+	packing chan struct{}
 }
 
 // listState reads the local and the remote-tracking git-uwf refs, the two
@@ -311,9 +314,46 @@ func readRefsWithGit(ctx context.Context, g *gitrepo.Runner, names []string) (ma
 // runs git pack-refs --all, as git gc does; ref values do not change, and a
 // failure only leaves the refs loose. The count starts again afterwards, so
 // a later call in the same run packs only when many more refs were written.
+//
+// The packing ends before the command does: git pack-refs holds
+// packed-refs.lock while it works, and every ref deletion (ours, such as
+// the next fetch's prune, or the user's) waits one second for that lock
+// and then fails, which is why git's own gc --auto packs refs before it
+// goes to the background.
 func packRefs(ctx context.Context, repo *chain.Repo, st *refState) {
-	if st.written > maxExplicitRefs {
+	startPacking(ctx, repo, st)
+	waitPacking(st)
+}
+
+// startPacking is packRefs without the wait: the packing runs beside the
+// caller's next work, which must delete no ref until waitPacking returns
+// (creating and moving refs does not need the lock). A fetch of many
+// threads packs their remote-tracking refs while it checks the threads
+// and creates the local refs, and those local refs while it refreshes the
+// alias index. A packing this run started earlier is waited for first,
+// since its listing of loose refs may predate refs written since. It is
+// not tied to ctx: killed, git would leave packed-refs.lock behind (an
+// interrupt from the terminal still reaches it, and git then removes its
+// lock).
+func startPacking(ctx context.Context, repo *chain.Repo, st *refState) {
+	if st.written <= maxExplicitRefs {
+		return
+	}
+	waitPacking(st)
+	st.written = 0
+	done := make(chan struct{})
+	st.packing = done
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		defer close(done)
 		_, _ = repo.Git.Run(ctx, nil, "pack-refs", "--all")
-		st.written = 0
+	}()
+}
+
+// waitPacking waits for the packing startPacking started, if any.
+func waitPacking(st *refState) {
+	if st.packing != nil {
+		<-st.packing
+		st.packing = nil
 	}
 }

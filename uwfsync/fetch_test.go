@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,14 +162,19 @@ func TestSyncEarlyPushRefused(t *testing.T) {
 	}
 }
 
-// TestManyRefsPacked: a sync that writes hundreds of remote-tracking refs
-// (the first push of many threads, the first fetch of them) leaves them
-// packed, not as one loose file each, and they keep their values.
+// TestManyRefsPacked: a sync that writes hundreds of refs (the first push
+// of many threads, the first fetch of them) leaves them packed, not as one
+// loose file each, and they keep their values. A fetch packs twice, the
+// remote-tracking refs while it checks the threads and the local refs it
+// created while it refreshes the alias index, and both packings have
+// ended when it returns: a git pack-refs left running would hold
+// packed-refs.lock, on which every ref deletion waits.
 func TestManyRefsPacked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repos := synctest.ReposAndRemote(t)
-	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
+	a := chaintest.Open(t, repos.A)
+	b, trace := openTraced(t, repos.B)
 	wf := register(t, a, "")
 	const n = 300
 	for i := range n {
@@ -177,10 +184,24 @@ func TestManyRefsPacked(t *testing.T) {
 	}
 	mustSync(t, a)
 	mustFetch(t, b)
+	if runs := gitRuns(t, trace, "pack-refs"); runs != 2 {
+		t.Errorf("the fetch of %d threads ran git pack-refs %d times, want 2", n, runs)
+	}
+	if runtime.GOOS == "linux" {
+		if pids := processesIn(t, repos.B, "pack-refs"); len(pids) != 0 {
+			t.Errorf("git pack-refs still runs in %s after the fetch returned (pids %v)", repos.B, pids)
+		}
+	}
+	loose := func(dir string, ns ...string) []string {
+		found, _ := filepath.Glob(filepath.Join(append([]string{dir, ".git", "refs"}, append(ns, "threads", "*")...)...))
+		return found
+	}
+	if refs := loose(repos.B, "uwf"); len(refs) != 0 {
+		t.Errorf("%s: %d loose local thread refs after fetching %d threads, want them packed", repos.B, len(refs), n)
+	}
 	for _, dir := range []string{repos.A, repos.B} {
-		loose, _ := filepath.Glob(filepath.Join(dir, ".git", "refs", "remotes", "origin", "uwf", "threads", "*"))
-		if len(loose) != 0 {
-			t.Errorf("%s: %d loose remote-tracking refs after syncing %d threads, want them packed", dir, len(loose), n)
+		if refs := loose(dir, "remotes", "origin", "uwf"); len(refs) != 0 {
+			t.Errorf("%s: %d loose remote-tracking refs after syncing %d threads, want them packed", dir, len(refs), n)
 		}
 		tracking := chaintest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname:lstrip=4)", "refs/remotes/origin/uwf/threads/")
 		local := chaintest.Git(t, repos.A, "for-each-ref", "--format=%(objectname) %(refname:lstrip=2)", "refs/uwf/threads/")
@@ -188,4 +209,31 @@ func TestManyRefsPacked(t *testing.T) {
 			t.Errorf("%s: remote-tracking threads differ from A's %d threads", dir, n)
 		}
 	}
+	if mine := chaintest.Git(t, repos.B, "for-each-ref", "--format=%(objectname) %(refname)", "refs/uwf/threads/"); mine != chaintest.Git(t, repos.A, "for-each-ref", "--format=%(objectname) %(refname)", "refs/uwf/threads/") {
+		t.Errorf("%s: local threads differ from A's after the fetch", repos.B)
+	}
+}
+
+// processesIn returns the pids of the processes whose working directory
+// is dir and whose command line has the argument arg (Linux: it looks
+// through /proc).
+func processesIn(t *testing.T, dir, arg string) []int {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if cwd, err := os.Readlink(filepath.Join(p, "cwd")); err != nil || cwd != dir {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
+		if err == nil && slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

@@ -22,6 +22,10 @@ func Fetch(ctx context.Context, repo *chain.Repo, remote string) (*Report, error
 	if err != nil {
 		return nil, err
 	}
+	// Many new remote-tracking refs are packed while the threads they
+	// point at are checked.
+	startPacking(ctx, repo, st)
+	defer waitPacking(st)
 	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
 	if err == nil {
 		_ = saveAdopted(repo, remote, st, rep)
@@ -267,7 +271,10 @@ func Sync(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 	if err := applyRemote(ctx, repo, remote, st, theirs); err != nil {
 		return fail(err)
 	}
+	startPacking(ctx, repo, st) // as in Fetch
+	defer waitPacking(st)
 	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
+	waitPacking(st) // the packing ends before the push writes refs of its own
 	if rep != nil && early != nil {
 		rep.Results = append(rep.Results, early.Results...)
 	}

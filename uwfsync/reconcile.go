@@ -167,11 +167,14 @@ func (rc *reconciler) run(ctx context.Context, st *refState) (*Report, error) {
 		return rep, nil
 	}
 	// After a run that wrote many refs (a first fetch of many threads),
-	// pack them before the alias index lists the ref tips, so that it
-	// reads one packed-refs file rather than thousands of loose ones.
-	packRefs(ctx, rc.repo, st)
-	if err := rc.repo.Store.Refresh(ctx); err != nil {
-		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", rc.remote, err)
+	// pack them while the alias index refreshes: its listing of the ref
+	// tips reads loose and packed refs as a concurrent git pack-refs
+	// leaves them, and the rest of its work is reading commits.
+	startPacking(ctx, rc.repo, st)
+	refreshErr := rc.repo.Store.Refresh(ctx)
+	waitPacking(st)
+	if refreshErr != nil {
+		return rep, fmt.Errorf("refresh the alias index after reconciling %s: %w", rc.remote, refreshErr)
 	}
 	return rep, nil
 }
