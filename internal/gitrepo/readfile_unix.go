@@ -7,17 +7,21 @@ import (
 	"syscall"
 )
 
-// readSmallFile reads a whole small file (a loose ref) with three system
-// calls: open, read until end of file, close. os.ReadFile also stats the
-// file and puts the descriptor through the runtime poller's set-up, five
-// to seven calls more per file, which a listing of thousands of loose refs
-// (the first fetch of many threads leaves them) pays for each one. Errors
-// are *fs.PathError, as os.ReadFile's are.
-func readSmallFile(path string) ([]byte, error) {
+// readSmallFile reads a whole small file (a loose ref) with bare system
+// calls: open, read until end of file (twice for a loose ref: its bytes,
+// then the end), close. os.ReadFile also stats the file and puts the
+// descriptor through the runtime poller's set-up, five to seven calls more
+// per file, which a listing of thousands of loose refs (the first fetch of
+// many threads leaves them) pays for each one.
+//
+// It does not follow a symbolic link (syscall.ELOOP) and reads no more
+// than limit bytes (errTooLarge): a loose ref is a line, and either case
+// is left to git. Other errors are *fs.PathError, as os.ReadFile's are.
+func readSmallFile(path string, limit int) ([]byte, error) {
 	var fd int
 	for {
 		var err error
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err == nil {
 			break
 		}
@@ -29,9 +33,12 @@ func readSmallFile(path string) ([]byte, error) {
 	data := make([]byte, 0, 128) // a loose ref is 41 bytes, a symbolic one rarely 100
 	for {
 		if len(data) == cap(data) {
+			if len(data) >= limit {
+				return nil, errTooLarge
+			}
 			data = append(data, 0)[:len(data)]
 		}
-		n, err := syscall.Read(fd, data[len(data):cap(data)])
+		n, err := syscall.Read(fd, data[len(data):min(cap(data), limit+1)])
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -41,5 +48,8 @@ func readSmallFile(path string) ([]byte, error) {
 			return data, nil
 		}
 		data = data[:len(data)+n]
+		if len(data) > limit {
+			return nil, errTooLarge
+		}
 	}
 }
