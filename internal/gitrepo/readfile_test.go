@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,5 +63,30 @@ func TestReadSmallFile(t *testing.T) {
 				t.Errorf("errors.Is(%v, fs.ErrNotExist) differs from os.ReadFile's", err)
 			}
 		})
+	}
+}
+
+// TestReadSmallFileLimit: a file of up to limit bytes is read whole, one
+// byte more is errTooLarge, also where limit is a size the buffer grows
+// through.
+func TestReadSmallFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, limit := range []int{41, 128, 256, maxLooseRef} {
+		for _, size := range []int{limit - 1, limit, limit + 1} {
+			t.Run(fmt.Sprintf("%d of at most %d bytes", size, limit), func(t *testing.T) {
+				path := filepath.Join(dir, fmt.Sprintf("%d-%d", limit, size))
+				want := bytes.Repeat([]byte("r"), size)
+				if err := os.WriteFile(path, want, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				got, err := readSmallFile(path, limit)
+				switch {
+				case size > limit && !errors.Is(err, errTooLarge):
+					t.Errorf("read %d bytes, %v; want errTooLarge", len(got), err)
+				case size <= limit && (err != nil || !bytes.Equal(got, want)):
+					t.Errorf("read %d bytes, %v; want all %d", len(got), err, size)
+				}
+			})
+		}
 	}
 }

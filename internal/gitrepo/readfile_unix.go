@@ -14,9 +14,10 @@ import (
 // per file, which a listing of thousands of loose refs (the first fetch of
 // many threads leaves them) pays for each one.
 //
-// It does not follow a symbolic link (syscall.ELOOP) and reads no more
-// than limit bytes (errTooLarge): a loose ref is a line, and either case
-// is left to git. Other errors are *fs.PathError, as os.ReadFile's are.
+// It does not follow a symbolic link (errSymlink), does not wait for a
+// writer (a FIFO reads as empty) and reads no more than limit bytes
+// (errTooLarge): a loose ref is a line in a file, and each of these is
+// left to git. Other errors are *fs.PathError, as os.ReadFile's are.
 func readSmallFile(path string, limit int) ([]byte, error) {
 	var fd int
 	for {
@@ -25,17 +26,18 @@ func readSmallFile(path string, limit int) ([]byte, error) {
 		if err == nil {
 			break
 		}
-		if err != syscall.EINTR {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		switch err {
+		case syscall.EINTR:
+			continue
+		case syscall.ELOOP, syscall.EMLINK: // a link, as Linux and the BSDs say it
+			return nil, errSymlink
 		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
 	data := make([]byte, 0, 128) // a loose ref is 41 bytes, a symbolic one rarely 100
 	for {
 		if len(data) == cap(data) {
-			if len(data) >= limit {
-				return nil, errTooLarge
-			}
 			data = append(data, 0)[:len(data)]
 		}
 		n, err := syscall.Read(fd, data[len(data):min(cap(data), limit+1)])

@@ -71,6 +71,10 @@ func (f *RefFiles) Refs(names []string) (values map[string]string, ok bool, err 
 	return values, true, nil
 }
 
+// FilesBackend reports whether the refs are stored in loose files and
+// packed-refs (git's files backend), not in a reftable.
+func (f *RefFiles) FilesBackend() bool { return isFilesBackend(f.common) }
+
 // List is ReadRefs with packed-refs kept between calls.
 func (f *RefFiles) List(patterns ...string) (refs []RefEntry, ok bool, err error) {
 	return readRefs(f.common, patterns, true, f)

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/git-uwf/git-uwf/internal/mmapfile"
 )
@@ -299,20 +298,23 @@ func (rr *refReader) addLoose(name, path string, into map[string]looseRef) (bool
 // name, which git keeps shorter than a path, and a newline.
 const maxLooseRef = 8 << 10
 
-// errTooLarge reports a file longer than a loose ref can be.
-var errTooLarge = errors.New("longer than a loose ref")
+// Errors of readSmallFile for what git is left to read.
+var (
+	errTooLarge = errors.New("longer than a loose ref")
+	errSymlink  = errors.New("a symbolic link")
+)
 
 // readLoose reads a loose ref file; found is false when it does not exist
-// (or was deleted while we walked). A symbolic link, a file longer than a
-// ref can be and anything that is not a file (a FIFO reads as empty) are
-// left to git (ok false).
+// (or was deleted while we walked, or is a directory). A symbolic link, a
+// file longer than a ref can be and a FIFO (which reads as empty) are left
+// to git (ok false).
 func readLoose(path string) (l looseRef, found, ok bool, err error) {
 	data, err := readSmallFile(path, maxLooseRef)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
 			return l, false, true, nil
 		}
-		if errors.Is(err, errTooLarge) || errors.Is(err, syscall.ELOOP) {
+		if errors.Is(err, errTooLarge) || errors.Is(err, errSymlink) {
 			return l, false, false, nil
 		}
 		var pe *fs.PathError
