@@ -327,20 +327,26 @@ func packRefs(ctx context.Context, repo *chain.Repo, st *refState) {
 
 // startPacking is packRefs without the wait: the packing runs beside the
 // caller's next work, which must delete no ref until waitPacking returns
-// (creating and moving refs does not need the lock). A fetch of many
-// threads packs their remote-tracking refs while it checks the threads
-// and creates the local refs, and those local refs while it refreshes the
-// alias index. A packing this run started earlier is waited for first,
-// since its listing of loose refs may predate refs written since. It is
-// not tied to ctx: killed, git would leave packed-refs.lock behind (an
-// interrupt from the terminal still reaches it, and git then removes its
-// lock).
+// (in git's files backend, creating and moving refs does not need the
+// lock). A fetch of many threads packs their remote-tracking refs while it
+// checks the threads and creates the local refs, and those local refs
+// while it refreshes the alias index. A packing this run started earlier
+// is waited for first, since its listing of loose refs may predate refs
+// written since. It is not tied to ctx: killed, git would leave
+// packed-refs.lock behind (an interrupt from the terminal still reaches
+// it, and git then removes its lock); a run already cancelled starts none.
+// In a reftable, where git pack-refs compacts the tables and holds the
+// lock every ref write takes, it packs before returning.
 func startPacking(ctx context.Context, repo *chain.Repo, st *refState) {
-	if st.written <= maxExplicitRefs {
+	if st.written <= maxExplicitRefs || ctx.Err() != nil {
 		return
 	}
 	waitPacking(st)
 	st.written = 0
+	if !repo.RefFiles().FilesBackend() {
+		_, _ = repo.Git.Run(context.WithoutCancel(ctx), nil, "pack-refs", "--all")
+		return
+	}
 	done := make(chan struct{})
 	st.packing = done
 	ctx = context.WithoutCancel(ctx)

@@ -274,7 +274,7 @@ func Sync(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 	startPacking(ctx, repo, st) // as in Fetch
 	defer waitPacking(st)
 	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
-	waitPacking(st) // the packing ends before the push writes refs of its own
+	waitPacking(st) // no packing of the fetch goes on beside the push
 	if rep != nil && early != nil {
 		rep.Results = append(rep.Results, early.Results...)
 	}
