@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,14 +181,17 @@ func TestManyRefsPacked(t *testing.T) {
 		}
 	}
 	mustSync(t, a)
+	// B's git records when each pack-refs starts and when it has ended,
+	// a moment after git itself did, so that a packing the fetch does not
+	// wait for is still running when it returns.
+	packLog := filepath.Join(t.TempDir(), "packings")
+	b.Git.Path = slowPackRefs(t, b.Git.Path, packLog)
 	mustFetch(t, b)
 	if runs := gitRuns(t, trace, "pack-refs"); runs != 2 {
 		t.Errorf("the fetch of %d threads ran git pack-refs %d times, want 2", n, runs)
 	}
-	if runtime.GOOS == "linux" {
-		if pids := processesIn(t, repos.B, "pack-refs"); len(pids) != 0 {
-			t.Errorf("git pack-refs still runs in %s after the fetch returned (pids %v)", repos.B, pids)
-		}
+	if log, _ := os.ReadFile(packLog); string(log) != "start\nend\nstart\nend\n" {
+		t.Errorf("git pack-refs runs, as the fetch returned: %q; want two, one after the other, both ended", log)
 	}
 	loose := func(dir string, ns ...string) []string {
 		found, _ := filepath.Glob(filepath.Join(append([]string{dir, ".git", "refs"}, append(ns, "threads", "*")...)...))
@@ -214,26 +215,22 @@ func TestManyRefsPacked(t *testing.T) {
 	}
 }
 
-// processesIn returns the pids of the processes whose working directory
-// is dir and whose command line has the argument arg (Linux: it looks
-// through /proc).
-func processesIn(t *testing.T, dir, arg string) []int {
+// slowPackRefs writes a program that runs git (at path) as it is asked
+// to, and for pack-refs also appends "start" to log before and "end" 100
+// ms after git ended, and returns the program's path.
+func slowPackRefs(t *testing.T, git, log string) string {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
+	shim := filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\n" +
+		"for arg; do [ \"$arg\" = pack-refs ] && packing=1; done\n" +
+		"[ -z \"$packing\" ] && exec '" + git + "' \"$@\"\n" +
+		"echo start >> '" + log + "'\n" +
+		"'" + git + "' \"$@\"; status=$?\n" +
+		"sleep 0.1\n" +
+		"echo end >> '" + log + "'\n" +
+		"exit $status\n"
+	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, p := range procs {
-		if cwd, err := os.Readlink(filepath.Join(p, "cwd")); err != nil || cwd != dir {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
-		if err == nil && slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
-			pid, _ := strconv.Atoi(filepath.Base(p))
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return shim
 }
