@@ -332,9 +332,9 @@ func packRefs(ctx context.Context, repo *chain.Repo, st *refState) {
 // checks the threads and creates the local refs, and those local refs
 // while it refreshes the alias index. A packing this run started earlier
 // is waited for first, since its listing of loose refs may predate refs
-// written since. It is not tied to ctx: killed, git would leave
-// packed-refs.lock behind (an interrupt from the terminal still reaches
-// it, and git then removes its lock); a run already cancelled starts none.
+// written since. It is not tied to ctx: a packing under way is short and
+// is left to finish (an interrupt from the terminal still reaches it, and
+// git then removes its lock); a run already cancelled starts none.
 // In a reftable, where git pack-refs compacts the tables and holds the
 // lock every ref write takes, it packs before returning.
 func startPacking(ctx context.Context, repo *chain.Repo, st *refState) {

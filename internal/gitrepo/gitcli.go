@@ -91,6 +91,11 @@ func (r *Runner) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.
 		argv = append(argv, args...)
 	}
 	cmd := exec.CommandContext(ctx, r.Path, argv...)
+	// Cancelled, git is asked to stop rather than killed: it then removes
+	// the lock files it holds (a ref's, packed-refs'), which a killed git
+	// leaves behind for every later command to trip over. WaitDelay below
+	// kills one that does not stop.
+	cmd.Cancel = func() error { return stopGit(cmd.Process) }
 	cmd.Dir = r.Dir
 	cmd.Env = append(append(os.Environ(), r.Env...), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdin = stdin

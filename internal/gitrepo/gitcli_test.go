@@ -3,11 +3,13 @@ package gitrepo
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -216,5 +218,47 @@ func TestUpdateRefsNoAmbiguityLookup(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "git -c core.warnAmbiguousRefs=false update-ref --stdin") {
 		t.Errorf("update-ref ran without core.warnAmbiguousRefs=false; trace:\n%s", b)
+	}
+}
+
+// TestCancelledGitLeavesNoLock: a git process that holds a ref's lock when
+// its run is cancelled removes the lock as it stops (a killed one left it
+// behind, and every later update of that ref failed on it).
+func TestCancelledGitLeavesNoLock(t *testing.T) {
+	dir := initRepo(t)
+	head := git(t, dir, "rev-parse", "HEAD")
+	r, err := NewRunner(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, feed := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Run(ctx, stdin, "update-ref", "--stdin")
+		done <- err
+	}()
+	// Prepared, the transaction holds the ref's lock until it is
+	// committed or aborted; the open stdin keeps git waiting for that.
+	if _, err := io.WriteString(feed, "start\nupdate refs/heads/held "+head+"\nprepare\n"); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, ".git", "refs", "heads", "held.lock")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(lock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("git update-ref never took the ref's lock")
+		}
+	}
+	cancel()
+	feed.Close()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock %s is left after the cancelled run (%v)", lock, err)
 	}
 }
