@@ -332,27 +332,28 @@ func packRefs(ctx context.Context, repo *chain.Repo, st *refState) {
 // checks the threads and creates the local refs, and those local refs
 // while it refreshes the alias index. A packing this run started earlier
 // is waited for first, since its listing of loose refs may predate refs
-// written since. It is not tied to ctx: a packing under way is short and
-// is left to finish (an interrupt from the terminal still reaches it, and
-// git then removes its lock); a run already cancelled starts none.
-// In a reftable, where git pack-refs compacts the tables and holds the
-// lock every ref write takes, it packs before returning.
+// written since. A run already cancelled starts none; one cancelled while
+// a packing is under way lets it finish, so the refs end packed (an
+// interrupt from the terminal still reaches git, which then removes its
+// lock). In a reftable, where git pack-refs compacts the tables and holds
+// the lock every ref write takes, it packs before returning.
 func startPacking(ctx context.Context, repo *chain.Repo, st *refState) {
 	if st.written <= maxExplicitRefs || ctx.Err() != nil {
 		return
 	}
 	waitPacking(st)
 	st.written = 0
+	ctx = context.WithoutCancel(ctx)
+	pack := func() { _, _ = repo.Git.Run(ctx, nil, "pack-refs", "--all") }
 	if !repo.RefFiles().FilesBackend() {
-		_, _ = repo.Git.Run(context.WithoutCancel(ctx), nil, "pack-refs", "--all")
+		pack()
 		return
 	}
 	done := make(chan struct{})
 	st.packing = done
-	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer close(done)
-		_, _ = repo.Git.Run(ctx, nil, "pack-refs", "--all")
+		pack()
 	}()
 }
 

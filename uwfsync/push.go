@@ -23,9 +23,8 @@ func Fetch(ctx context.Context, repo *chain.Repo, remote string) (*Report, error
 		return nil, err
 	}
 	// Many new remote-tracking refs are packed while the threads they
-	// point at are checked.
+	// point at are checked; packRefs below waits for that packing.
 	startPacking(ctx, repo, st)
-	defer waitPacking(st)
 	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
 	if err == nil {
 		_ = saveAdopted(repo, remote, st, rep)
@@ -272,7 +271,6 @@ func Sync(ctx context.Context, repo *chain.Repo, remote string, opts PushOptions
 		return fail(err)
 	}
 	startPacking(ctx, repo, st) // as in Fetch
-	defer waitPacking(st)
 	rep, err := reconcileState(ctx, repo, remote, modeSync, st)
 	waitPacking(st) // no packing of the fetch goes on beside the push
 	if rep != nil && early != nil {
