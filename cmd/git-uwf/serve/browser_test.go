@@ -33,6 +33,7 @@ func findBrowser(t *testing.T) string {
 // newBrowser starts a headless chromium with a fresh profile.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	profile := browserProfile(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(findBrowser(t)),
 		chromedp.Headless,
@@ -44,7 +45,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 1000),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -70,6 +71,31 @@ func newBrowser(t *testing.T) context.Context {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
+}
+
+// browserProfile makes a directory for chromium's profile and removes it
+// once the test is over. chromium's helper processes can still write into
+// it for a moment after the browser is closed, which made t.TempDir's
+// removal fail ("directory not empty"), so the removal is retried for a
+// few seconds.
+func browserProfile(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "uwf-browser-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // registered first, so it runs after the browser is closed
+		var err error
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if err = os.RemoveAll(dir); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil {
+			t.Errorf("remove the browser profile: %v", err)
+		}
+	})
+	return dir
 }
 
 func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
