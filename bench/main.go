@@ -241,9 +241,20 @@ func median(xs []float64) float64 {
 
 // proc runs a command and returns its wall time and peak RSS.
 func proc(dir string, env []string, name string, args ...string) (sample, error) {
+	return runProc(dir, env, nil, name, args...)
+}
+
+// procIn is proc with stdin as the command's standard input.
+func procIn(dir string, stdin io.Reader, name string, args ...string) (sample, error) {
+	return runProc(dir, nil, stdin, name, args...)
+}
+
+// runProc is proc with a standard input (none when stdin is nil).
+func runProc(dir string, env []string, stdin io.Reader, name string, args ...string) (sample, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = stdin
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	start := time.Now()
