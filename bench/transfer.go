@@ -97,12 +97,19 @@ func (b *bench) transferFigures(ctx context.Context) error {
 		}
 		return proc(src, nil, "git", "push", "-q", "--atomic", dir, "refs/uwf/*:refs/uwf/*")
 	}
-	v, bv, _, err = b.measure(push, plainPush)
-	if err != nil {
+	// pushRow measures push against base and adds the row.
+	pushRow := func(base func(int) (sample, error), figure, baseline, goal string) error {
+		v, bv, _, err := b.measure(push, base)
+		if err != nil {
+			return err
+		}
+		b.add(row{figure: figure, baseline: baseline, value: v, base: bv, unit: "ms", goal: goal})
+		return nil
+	}
+	if err := pushRow(plainPush, fmt.Sprintf("`git uwf push` of %d new threads (%d refs) to an empty bare remote", n, count),
+		"`git push --atomic` of the same refs", "≤ 2×"); err != nil {
 		return err
 	}
-	b.add(row{figure: fmt.Sprintf("`git uwf push` of %d new threads (%d refs) to an empty bare remote", n, count),
-		baseline: "`git push --atomic` of the same refs", value: v, base: bv, unit: "ms", goal: "≤ 2×"})
 
 	// git uwf push also records what the remote now holds in
 	// remote-tracking refs (and packs them); git push does the same, loose,
@@ -117,11 +124,6 @@ func (b *bench) transferFigures(ctx context.Context) error {
 		}
 		return proc(src, nil, "git", "push", "-q", "--atomic", name, "refs/uwf/*:refs/uwf/*")
 	}
-	v, bv, _, err = b.measure(push, trackingPush)
-	if err != nil {
-		return err
-	}
-	b.add(row{figure: fmt.Sprintf("info: `git uwf push` of %d new threads (%d refs) to an empty bare remote, remote-tracking refs included", n, count),
-		baseline: "`git push --atomic` to a remote whose fetch refspec maps them (git writes the remote-tracking refs)", value: v, base: bv, unit: "ms", goal: "(info)"})
-	return nil
+	return pushRow(trackingPush, fmt.Sprintf("info: `git uwf push` of %d new threads (%d refs) to an empty bare remote, remote-tracking refs included", n, count),
+		"`git push --atomic` to a remote whose fetch refspec maps them (git writes the remote-tracking refs)", "(info)")
 }
