@@ -6,110 +6,114 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The floor under a cold listing: git reading the objects the listing must
 // read. `git for-each-ref` looks up one object header per thread; a cold
-// `thread list` reads six whole objects per step thread (chain/list_batch.go).
-// Timing `git cat-file --batch` on exactly those objects says how much of
-// the gap between the two is the reading itself, whoever does it.
+// `thread list` reads whole objects, six for a thread whose head is a step
+// (chain/list_batch.go). Timing `git cat-file --batch` on exactly those
+// objects says how much of the gap between the two is the reading itself,
+// whoever does it.
 
-// listObjects returns the input of `git cat-file --batch` that reads, for
-// every thread of the repository in dir, the objects a cold `thread list
-// --all` reads: the head commit, its root tree, the node and (when another
-// blob) the start node, and for a step head the nodes tree and the output
-// node in it. It also returns how many objects that is.
-func listObjects(dir string) (string, int, error) {
+// listChunk is how many threads the listing hands to one of its readers
+// at a time (chain.batchChunk); with more than one CPU, two readers take
+// alternate chunks.
+const listChunk = 256
+
+// listObjects returns, for every thread of the repository in dir, the
+// objects a cold `thread list --all` reads for it: the head commit, its
+// root tree, the node and (when another blob) the start node, and for a
+// step head the nodes/ tree and the output node in it.
+func listObjects(dir string) ([][]string, error) {
 	heads, err := git(dir, nil, "for-each-ref", "--format=%(objectname)", "refs/uwf/threads")
-	if err != nil {
-		return "", 0, err
-	}
-	var names strings.Builder
-	for _, h := range strings.Fields(heads) {
-		for _, suffix := range []string{"", "^{tree}", ":node", ":start", ":nodes"} {
-			names.WriteString(h + suffix + "\n")
-		}
-	}
-	oids, err := resolve(dir, names.String())
-	if err != nil {
-		return "", 0, err
-	}
-	if len(oids)%5 != 0 {
-		return "", 0, fmt.Errorf("list objects: %d names resolved, not five per thread", len(oids))
-	}
-	var nodes strings.Builder
-	for i := 0; i < len(oids); i += 5 {
-		nodes.WriteString(oids[i+2] + "\n")
-	}
-	outputs, err := outputAliases(dir, nodes.String())
-	if err != nil {
-		return "", 0, err
-	}
-	var batch, outNames strings.Builder
-	n := 0
-	for i := 0; i < len(oids); i += 5 {
-		commit, tree, node, start, nodesTree := oids[i], oids[i+1], oids[i+2], oids[i+3], oids[i+4]
-		batch.WriteString(commit + "\n" + tree + "\n" + node + "\n")
-		n += 3
-		if start != node {
-			batch.WriteString(start + "\n")
-			n++
-		}
-		if alias := outputs[i/5]; alias != "" {
-			batch.WriteString(nodesTree + "\n")
-			outNames.WriteString(nodesTree + ":" + alias + "\n")
-			n++
-		}
-	}
-	outs, err := resolve(dir, outNames.String())
-	if err != nil {
-		return "", 0, err
-	}
-	for _, o := range outs {
-		batch.WriteString(o + "\n")
-	}
-	return batch.String(), n + len(outs), nil
-}
-
-// resolve returns the object id of each of the names (one per line), in
-// order, through one `git cat-file --batch-check`; a name that is missing
-// is an error.
-func resolve(dir, names string) ([]string, error) {
-	if names == "" {
-		return nil, nil
-	}
-	out, err := git(dir, strings.NewReader(names), "cat-file", "--batch-check=%(objectname)")
 	if err != nil {
 		return nil, err
 	}
-	oids := strings.Fields(out)
+	ids := strings.Fields(heads)
+	var names []string
+	for _, h := range ids {
+		names = append(names, h, h+"^{tree}", h+":node", h+":start")
+	}
+	oids, err := resolve(dir, names)
+	if err != nil {
+		return nil, err
+	}
+	threads := make([][]string, len(ids))
+	nodes := make([]string, len(ids))
+	for i := range ids {
+		commit, tree, node, start := oids[4*i], oids[4*i+1], oids[4*i+2], oids[4*i+3]
+		threads[i] = append(threads[i], commit, tree, node)
+		if start != node {
+			threads[i] = append(threads[i], start)
+		}
+		nodes[i] = node
+	}
+	outputs, err := outputAliases(dir, nodes)
+	if err != nil {
+		return nil, err
+	}
+	var steps []int // the threads whose head is a step
+	names = names[:0]
+	for i, alias := range outputs {
+		if alias != "" {
+			steps = append(steps, i)
+			names = append(names, ids[i]+":nodes", ids[i]+":nodes/"+alias)
+		}
+	}
+	if oids, err = resolve(dir, names); err != nil {
+		return nil, err
+	}
+	for k, i := range steps {
+		threads[i] = append(threads[i], oids[2*k], oids[2*k+1])
+	}
+	return threads, nil
+}
+
+// resolve returns the object id of each name, in order, through one
+// `git cat-file --batch-check`; a name git cannot resolve is an error.
+func resolve(dir string, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out, err := git(dir, strings.NewReader(strings.Join(names, "\n")+"\n"), "cat-file", "--batch-check=%(objectname)")
+	if err != nil {
+		return nil, err
+	}
+	oids := strings.Split(out, "\n")
+	if len(oids) != len(names) {
+		return nil, fmt.Errorf("cat-file --batch-check: %d answers for %d names", len(oids), len(names))
+	}
 	for i, o := range oids {
-		if o == "missing" || len(o) != 40 {
-			return nil, fmt.Errorf("resolve %q: %s", strings.Split(names, "\n")[i], o)
+		if strings.ContainsRune(o, ' ') { // "<name> missing", "<name> ambiguous"
+			return nil, fmt.Errorf("cat-file --batch-check: %s", o)
+		}
+		if o == "" {
+			return nil, fmt.Errorf("cat-file --batch-check: no object id for %s", names[i])
 		}
 	}
 	return oids, nil
 }
 
-// outputAliases reads the node blobs named one per line and returns, for
-// each, the alias of the output it records ("" for a node that is not a
-// step).
-func outputAliases(dir, oids string) ([]string, error) {
-	out, err := git(dir, strings.NewReader(oids), "cat-file", "--batch")
+// outputAliases reads the node blobs oids and returns, for each, the alias
+// of the output it records ("" for a node that is not a step).
+func outputAliases(dir string, oids []string) ([]string, error) {
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(strings.Join(oids, "\n") + "\n")
+	out, err := cmd.Output()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("git cat-file --batch: %w", err)
 	}
-	var aliases []string
-	r := bufio.NewReader(strings.NewReader(out + "\n"))
-	for {
+	aliases := make([]string, 0, len(oids))
+	r := bufio.NewReader(bytes.NewReader(out))
+	for range oids {
 		header, err := r.ReadString('\n')
-		if err == io.EOF {
-			return aliases, nil
-		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cat-file --batch: %w", err)
 		}
 		f := strings.Fields(header)
 		if len(f) != 3 {
@@ -128,30 +132,68 @@ func outputAliases(dir, oids string) ([]string, error) {
 				Output string `json:"output"`
 			} `json:"payload"`
 		}
-		if err := json.NewDecoder(bytes.NewReader(data[:size])).Decode(&node); err != nil {
+		if err := json.Unmarshal(data[:size], &node); err != nil {
 			return nil, fmt.Errorf("node %s: %w", f[0], err)
 		}
 		aliases = append(aliases, node.Payload.Output)
 	}
+	return aliases, nil
 }
 
-// objectFloorRow measures the cold listing of f (n threads) against `git
-// cat-file --batch` of the objects it reads (see listObjects), cold
-// running the listing with its summary cache deleted.
-func (b *bench) objectFloorRow(f *fixture, n int, cold func(int) (sample, error)) error {
-	input, count, err := listObjects(f.dir)
+// catFiles runs one `git cat-file --batch` per input, all at once, and
+// returns the time until the last one ended.
+func catFiles(dir string, inputs []string) (sample, error) {
+	errs := make(chan error, len(inputs))
+	start := time.Now()
+	for _, in := range inputs {
+		go func() {
+			_, err := procIn(dir, strings.NewReader(in), "git", "cat-file", "--batch")
+			errs <- err
+		}()
+	}
+	var first error
+	for range inputs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return sample{d: time.Since(start)}, first
+}
+
+// objectFloorRows measure the cold listing of f (n threads) against `git
+// cat-file --batch` of the objects it reads (see listObjects): one process
+// reading them all, and two at once taking alternate chunks of threads, as
+// the listing's two readers do. cold runs the listing with its summary
+// cache deleted.
+func (b *bench) objectFloorRows(f *fixture, n int, cold func(int) (sample, error)) error {
+	threads, err := listObjects(f.dir)
 	if err != nil {
 		return fmt.Errorf("objects of the cold listing: %w", err)
 	}
-	catFile := func(int) (sample, error) {
-		return procIn(f.dir, strings.NewReader(input), "git", "cat-file", "--batch")
+	var all strings.Builder
+	var halves [2]strings.Builder
+	count := 0
+	for i, objs := range threads {
+		for _, o := range objs {
+			all.WriteString(o + "\n")
+			halves[(i/listChunk)%2].WriteString(o + "\n")
+		}
+		count += len(objs)
 	}
-	v, bv, _, err := b.measure(cold, catFile)
-	if err != nil {
-		return err
+	for _, p := range []struct {
+		inputs   []string
+		baseline string
+	}{
+		{[]string{all.String()}, "one `git cat-file --batch` of them"},
+		{[]string{halves[0].String(), halves[1].String()},
+			fmt.Sprintf("two `git cat-file --batch` at once, of alternate chunks of %d threads", listChunk)},
+	} {
+		v, bv, _, err := b.measure(cold, func(int) (sample, error) { return catFiles(f.dir, p.inputs) })
+		if err != nil {
+			return err
+		}
+		b.add(row{figure: fmt.Sprintf("info: cold `thread list --all`, %d threads, against git reading the %d objects it reads", n, count),
+			baseline: p.baseline, value: v, base: bv, unit: "ms", goal: "(info)"})
 	}
-	b.add(row{figure: fmt.Sprintf("info: cold `thread list --all`, %d threads, against git reading the objects it reads", n),
-		baseline: fmt.Sprintf("`git cat-file --batch` of those %d objects", count),
-		value:    v, base: bv, unit: "ms", goal: "(info)"})
 	return nil
 }

@@ -143,7 +143,7 @@ func (b *bench) listFigures(ctx context.Context) error {
 	}
 	b.add(row{figure: fmt.Sprintf("`thread list --all`, %d threads, cold (summary cache deleted)", n), baseline: "`git for-each-ref refs/uwf/threads`",
 		value: v, base: bv, unit: "ms", goal: "≤ 5×"})
-	if err := b.objectFloorRow(f, n, cold); err != nil {
+	if err := b.objectFloorRows(f, n, cold); err != nil {
 		return err
 	}
 	v, bv, allS, err := b.measure(listWithout(filepath.Join(f.dir, ".git", "uwf")), forEach)
@@ -240,7 +240,7 @@ func (b *bench) listAtScale(f *fixture, n int) (listCost, error) {
 	}
 	b.add(row{figure: fmt.Sprintf("`thread list --all`, %d threads, packed refs, cold (summary cache deleted)", n), baseline: floor,
 		value: v, base: bv, unit: "ms", goal: "≤ 5×"})
-	if err := b.objectFloorRow(f, n, cold); err != nil {
+	if err := b.objectFloorRows(f, n, cold); err != nil {
 		return listCost{}, err
 	}
 	peak := func(xs []sample) float64 {

@@ -11,8 +11,10 @@ import (
 // side does not have yet (cfg.transfer of them), each against plain git
 // moving the same refs in the same run: fetch into an empty clone against
 // `git fetch` of refs/uwf/* into the remote-tracking namespace, push to an
-// empty bare remote against `git push --atomic` of refs/uwf/*. Every run
-// uses a fresh clone or remote, made outside the timing.
+// empty bare remote against `git push --atomic` of refs/uwf/*, once to its
+// path and once to a remote whose remote-tracking refs git writes as git
+// uwf push does. Every run uses a fresh clone or remote, made outside the
+// timing.
 func (b *bench) transferFigures(ctx context.Context) error {
 	n := b.cfg.transfer
 	src := filepath.Join(b.root, "transfer-src")
@@ -112,8 +114,11 @@ func (b *bench) transferFigures(ctx context.Context) error {
 	}
 
 	// git uwf push also records what the remote now holds in
-	// remote-tracking refs (and packs them); git push does the same, loose,
-	// for a remote whose fetch refspec maps the refs pushed.
+	// remote-tracking refs, without reflogs, and packs them; git push
+	// writes the same refs, loose, for a remote whose fetch refspec maps
+	// the refs pushed (here without reflogs too). The remote and its refs
+	// are removed after each git push, untimed, so that the next git uwf
+	// push does not pack them.
 	trackingPush := func(i int) (sample, error) {
 		name := fmt.Sprintf("push-git-tracking-%d", i+1)
 		if _, err := emptyRemote(name); err != nil {
@@ -122,8 +127,13 @@ func (b *bench) transferFigures(ctx context.Context) error {
 		if _, err := git(src, nil, "config", "remote."+name+".fetch", "+refs/uwf/*:refs/remotes/"+name+"/uwf/*"); err != nil {
 			return sample{}, err
 		}
-		return proc(src, nil, "git", "push", "-q", "--atomic", name, "refs/uwf/*:refs/uwf/*")
+		s, err := proc(src, nil, "git", "-c", "core.logAllRefUpdates=false", "push", "-q", "--atomic", name, "refs/uwf/*:refs/uwf/*")
+		if err != nil {
+			return s, err
+		}
+		_, err = git(src, nil, "remote", "remove", name)
+		return s, err
 	}
 	return pushRow(trackingPush, fmt.Sprintf("info: `git uwf push` of %d new threads (%d refs) to an empty bare remote, remote-tracking refs included", n, count),
-		"`git push --atomic` to a remote whose fetch refspec maps them (git writes the remote-tracking refs)", "(info)")
+		"`git push --atomic` to a remote whose fetch refspec maps them (git writes the remote-tracking refs, without reflogs)", "(info)")
 }
