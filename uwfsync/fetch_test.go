@@ -2,11 +2,15 @@ package uwfsync_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/uwfsync"
@@ -227,6 +231,20 @@ func slowPackRefs(t *testing.T, git, log string) string {
 		"exit $status\n"
 	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// A child another test forked while the shim was open for writing
+	// holds it open until that child execs, and executing the shim then
+	// fails with ETXTBSY. Once one run of it succeeds, no process holds it
+	// open for writing any more, nor can one come to.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		err := exec.Command(shim, "--version").Run()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.ETXTBSY) || time.Now().After(deadline) {
+			t.Fatalf("run %s: %v", shim, err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return shim
 }
