@@ -75,8 +75,9 @@ func (b *bench) transferFigures(ctx context.Context) error {
 
 	// emptyRemote makes an empty bare repository, known to the source as
 	// a remote of its own (so its remote-tracking refs start empty too);
-	// with tracking, its fetch refspec maps refs/uwf/* as `git uwf remote
-	// setup` sets it, so that git push writes the remote-tracking refs.
+	// with tracking, its fetch refspec maps refs/uwf/* (only that one: the
+	// one `git uwf remote setup` adds), so that git push writes the
+	// remote-tracking refs.
 	emptyRemote := func(name string, tracking bool) (string, error) {
 		dir := filepath.Join(b.root, name+".git")
 		if _, err := git(b.root, nil, "init", "-q", "--bare", dir); err != nil {
@@ -124,10 +125,10 @@ func (b *bench) transferFigures(ctx context.Context) error {
 	b.add(row{figure: fmt.Sprintf("`git uwf push` of %d new threads (%d refs) to an empty bare remote", n, count),
 		baseline: "`git push --atomic` of the same refs", value: v, base: bv, unit: "ms", goal: "≤ 2×"})
 
-	// The same push to remotes set up as `git uwf remote setup` sets them:
-	// git push then writes the remote-tracking refs (git uwf push without
-	// reflogs, and packs them after), and the baseline is git push writing
-	// the same refs, loose and without reflogs too.
+	// The same push to remotes with the fetch refspec `git uwf remote
+	// setup` adds: git push then writes the remote-tracking refs (for git
+	// uwf push without reflogs, and packed after), and the baseline is git
+	// push writing the same refs, loose and without reflogs too.
 	trackingPush := func(i int) (sample, error) {
 		name := fmt.Sprintf("push-git-tracking-%d", i+1)
 		return timedPush(name, true, "git", "-c", "core.logAllRefUpdates=false", "push", "-q", "--atomic", name, "refs/uwf/*:refs/uwf/*")
