@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/workdir"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/objects"
 )
@@ -338,7 +339,10 @@ func (im *importer) textNodes(ref string, n int) {
 func (f *fixture) startThreads(ctx context.Context, n int) ([]chain.ThreadID, error) {
 	var ids []chain.ThreadID
 	for i := 0; i < n; i++ {
-		t, err := f.repo.StartThread(ctx, f.wf, fmt.Sprintf("Measured task %d: do nothing.", i), f.dir)
+		// The top of the work tree, recorded as `git uwf thread start`
+		// records it there, so that a clone (the worker figures) runs the
+		// thread in its own work tree.
+		t, err := f.repo.StartThread(ctx, f.wf, fmt.Sprintf("Measured task %d: do nothing.", i), workdir.Top)
 		if err != nil {
 			return nil, err
 		}
