@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os/exec"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 // The floor under a cold listing: git reading the objects the listing must
@@ -24,47 +23,62 @@ import (
 // and more than one chunk, two readers take alternate chunks.
 const listChunk = 256
 
-// listObjects returns, for every thread of the repository in dir, the
-// objects a cold `thread list --all` reads for it: the head commit, its
-// root tree, the node and (when another blob) the start node, and for a
-// step head the nodes/ tree and the output node in it.
-func listObjects(dir string) ([][]string, error) {
-	heads, err := git(dir, nil, "for-each-ref", "--format=%(objectname)", "refs/uwf/threads")
+// listObjects returns, for every thread of f, the objects a cold `thread
+// list --all` reads for it: the head commit, its root tree, the node and
+// (when another blob) the start node, and for a step head the nodes/ tree
+// and the output node in it. It reads them through one cat-file process
+// (gitrepo.Batch), keeping only their ids and each node's output alias.
+func listObjects(ctx context.Context, f *fixture) ([][]string, error) {
+	heads, err := git(f.dir, nil, "for-each-ref", "--format=%(objectname)", "refs/uwf/threads")
 	if err != nil {
 		return nil, err
 	}
 	ids := strings.Fields(heads)
+	batch, err := f.repo.Git.NewBatch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer batch.Close()
 	var names []string
 	for _, h := range ids {
 		names = append(names, h, h+"^{tree}", h+":node", h+":start")
 	}
-	oids, err := resolve(dir, names)
+	outputs := make([]string, len(ids))
+	oids, err := objectIDs(batch, names, func(i int, o gitrepo.Object) error {
+		if i%4 != 2 {
+			return nil
+		}
+		n, err := objects.DecodeNode(o.Data)
+		if err != nil {
+			return fmt.Errorf("node %s: %w", o.OID, err)
+		}
+		var step struct {
+			Output string `json:"output"` // StepNode's; other nodes have none
+		}
+		if err := json.Unmarshal(n.Payload, &step); err != nil {
+			return fmt.Errorf("node %s: %w", o.OID, err)
+		}
+		outputs[i/4] = step.Output
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	threads := make([][]string, len(ids))
-	nodes := make([]string, len(ids))
+	var steps []int // the threads whose head is a step
+	names = names[:0]
 	for i := range ids {
 		commit, tree, node, start := oids[4*i], oids[4*i+1], oids[4*i+2], oids[4*i+3]
 		threads[i] = append(threads[i], commit, tree, node)
 		if start != node {
 			threads[i] = append(threads[i], start)
 		}
-		nodes[i] = node
-	}
-	outputs, err := outputAliases(dir, nodes)
-	if err != nil {
-		return nil, err
-	}
-	var steps []int // the threads whose head is a step
-	names = names[:0]
-	for i, alias := range outputs {
-		if alias != "" {
+		if outputs[i] != "" {
 			steps = append(steps, i)
-			names = append(names, ids[i]+":nodes", ids[i]+":nodes/"+alias)
+			names = append(names, ids[i]+":nodes", ids[i]+":nodes/"+outputs[i])
 		}
 	}
-	if oids, err = resolve(dir, names); err != nil {
+	if oids, err = objectIDs(batch, names, nil); err != nil {
 		return nil, err
 	}
 	for k, i := range steps {
@@ -73,71 +87,26 @@ func listObjects(dir string) ([][]string, error) {
 	return threads, nil
 }
 
-// resolve returns the object id of each name, in order, through one
-// `git cat-file --batch-check`; a name git cannot resolve is an error.
-func resolve(dir string, names []string) ([]string, error) {
-	if len(names) == 0 {
-		return nil, nil
+// objectIDs reads names through batch and returns their object ids in
+// order, calling each (when not nil) with every object as it is read; a
+// name git cannot find, or an error of each, is an error.
+func objectIDs(batch *gitrepo.Batch, names []string, each func(int, gitrepo.Object) error) ([]string, error) {
+	oids := make([]string, len(names))
+	var first error
+	_, err := batch.AskEach(names, func(i int, o gitrepo.Object) {
+		switch {
+		case first != nil:
+		case o.Missing:
+			first = fmt.Errorf("cat-file: %s is missing", o.Name)
+		case each != nil:
+			first = each(i, o)
+		}
+		oids[i] = o.OID
+	}).Wait()
+	if err == nil {
+		err = first
 	}
-	out, err := git(dir, strings.NewReader(strings.Join(names, "\n")+"\n"), "cat-file", "--batch-check=%(objectname)")
-	if err != nil {
-		return nil, err
-	}
-	oids := strings.Split(out, "\n")
-	if len(oids) != len(names) {
-		return nil, fmt.Errorf("cat-file --batch-check: %d answers for %d names", len(oids), len(names))
-	}
-	for _, o := range oids {
-		if strings.ContainsRune(o, ' ') { // "<name> missing", "<name> ambiguous"
-			return nil, fmt.Errorf("cat-file --batch-check: %s", o)
-		}
-	}
-	return oids, nil
-}
-
-// outputAliases reads the node blobs oids and returns, for each, the alias
-// of the output it records ("" for a node that is not a step).
-func outputAliases(dir string, oids []string) ([]string, error) {
-	// Not git(): it trims the output, and a blob may end in white space.
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(strings.Join(oids, "\n") + "\n")
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git cat-file --batch: %w: %s", err, errb.String())
-	}
-	aliases := make([]string, 0, len(oids))
-	r := bufio.NewReader(bytes.NewReader(out))
-	for range oids {
-		header, err := r.ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("cat-file --batch: %w", err)
-		}
-		f := strings.Fields(header)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("cat-file --batch: header %q", header)
-		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil {
-			return nil, fmt.Errorf("cat-file --batch: header %q: %w", header, err)
-		}
-		data := make([]byte, size+1) // and the newline after it
-		if _, err := io.ReadFull(r, data); err != nil {
-			return nil, fmt.Errorf("cat-file --batch: %s: %w", f[0], err)
-		}
-		var node struct {
-			Payload struct {
-				Output string `json:"output"`
-			} `json:"payload"`
-		}
-		if err := json.Unmarshal(data[:size], &node); err != nil {
-			return nil, fmt.Errorf("node %s: %w", f[0], err)
-		}
-		aliases = append(aliases, node.Payload.Output)
-	}
-	return aliases, nil
+	return oids, err
 }
 
 // catFiles runs one `git cat-file --batch` per input, all at once, and
@@ -165,8 +134,8 @@ func catFiles(dir string, inputs []string) (sample, error) {
 // reading them all, and two at once taking alternate chunks of threads, as
 // the listing's two readers do. cold runs the listing with its summary
 // cache deleted.
-func (b *bench) objectFloorRows(f *fixture, n int, cold func(int) (sample, error)) error {
-	threads, err := listObjects(f.dir)
+func (b *bench) objectFloorRows(ctx context.Context, f *fixture, n int, cold func(int) (sample, error)) error {
+	threads, err := listObjects(ctx, f)
 	if err != nil {
 		return fmt.Errorf("objects of the cold listing: %w", err)
 	}

@@ -143,7 +143,7 @@ func (b *bench) listFigures(ctx context.Context) error {
 	}
 	b.add(row{figure: fmt.Sprintf("`thread list --all`, %d threads, cold (summary cache deleted)", n), baseline: "`git for-each-ref refs/uwf/threads`",
 		value: v, base: bv, unit: "ms", goal: "≤ 5×"})
-	if err := b.objectFloorRows(f, n, cold); err != nil {
+	if err := b.objectFloorRows(ctx, f, n, cold); err != nil {
 		return err
 	}
 	v, bv, allS, err := b.measure(listWithout(filepath.Join(f.dir, ".git", "uwf")), forEach)
@@ -183,7 +183,7 @@ func (b *bench) scale100kFigures(ctx context.Context) error {
 		fx *fixture
 		n  int
 	}{{small, b.cfg.threads}, {large, b.cfg.scale}} {
-		if cold[i], err = b.listAtScale(f.fx, f.n); err != nil {
+		if cold[i], err = b.listAtScale(ctx, f.fx, f.n); err != nil {
 			return err
 		}
 	}
@@ -212,7 +212,7 @@ type listCost struct{ uwf, git, uwfCPU, gitCPU float64 }
 // RSS of both in the cold runs: the maximum of each run's ru_maxrss, which
 // covers the process and the git processes it waited for (taken through
 // rsswrap, so it is not the bench's own).
-func (b *bench) listAtScale(f *fixture, n int) (listCost, error) {
+func (b *bench) listAtScale(ctx context.Context, f *fixture, n int) (listCost, error) {
 	first, err := b.rssProc(f.dir, b.bin, "thread", "list", "--all")
 	if err != nil {
 		return listCost{}, err
@@ -240,7 +240,7 @@ func (b *bench) listAtScale(f *fixture, n int) (listCost, error) {
 	}
 	b.add(row{figure: fmt.Sprintf("`thread list --all`, %d threads, packed refs, cold (summary cache deleted)", n), baseline: floor,
 		value: v, base: bv, unit: "ms", goal: "≤ 5×"})
-	if err := b.objectFloorRows(f, n, cold); err != nil {
+	if err := b.objectFloorRows(ctx, f, n, cold); err != nil {
 		return listCost{}, err
 	}
 	peak := func(xs []sample) float64 {
