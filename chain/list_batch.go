@@ -19,8 +19,10 @@ import (
 
 // Deriving many summaries at once (a cold `thread list`) reads each head's
 // commit, root tree, node and start node, and for a step its output,
-// through long-lived `git cat-file` processes, instead of one in-process object
-// read at a time. Threads go in chunks, each in four rounds: the head
+// through two object readers (list_objects.go: objects.ObjectReader in
+// process, or long-lived `git cat-file` processes when the object
+// database has alternates), instead of one object read at a time through
+// the Repo. Threads go in chunks, each in four rounds: the head
 // commits; their root trees and, for heads with a parent and no Uwf-Start
 // trailer (start_trailer.go), the parent commits on the way to the start
 // commit (list_starts.go; more rounds only for the chains that go on past
@@ -30,11 +32,11 @@ import (
 // are asked for by oid where the oid is known, since a path or a peel
 // (<commit>^{tree}) makes git read the objects along it again. The rounds
 // of successive chunks are pipelined: while Go decodes one round of a
-// chunk, git already reads the rounds asked for before it (later chunks'
-// commits, earlier chunks' nodes or outputs), and with more than one CPU
-// two cat-file processes take alternate chunks. The pure per-object work
+// chunk, the readers already read the rounds asked for before it (later
+// chunks' commits, earlier chunks' nodes or outputs), and with more than
+// one CPU two readers take alternate chunks. The pure per-object work
 // (parsing commits and trees, checking and decoding nodes and outputs)
-// runs on each process's reading goroutine as its answers arrive; what
+// runs on each reader's goroutine as its answers arrive; what
 // needs the Repo (workflows, routing, the usual path) stays on the caller's. The objects read and the
 // rules applied are those of ThreadAt and headState; any thread this path
 // does not handle cheaply (transition workflows, which route on the whole
@@ -42,7 +44,7 @@ import (
 // usual way.
 
 const (
-	// listBatchMin is the fewest summaries worth a cat-file process.
+	// listBatchMin is the fewest summaries worth starting the readers.
 	listBatchMin = 32
 	// batchChunk bounds how many threads are in flight (and in memory):
 	// each of the five stages below holds at most one chunk. What is in
