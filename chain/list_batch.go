@@ -27,7 +27,9 @@ import (
 // trailer (start_trailer.go), the parent commits on the way to the start
 // commit (list_starts.go; more rounds only for the chains that go on past
 // a commit seen before); the head and start
-// nodes (once when the head is the start); the outputs of step heads
+// nodes (once when the head is the start; only the start node when the
+// head commit states the thread's state in an Uwf-Next trailer,
+// next_trailer.go); the outputs of the other step heads
 // (<nodes tree>:<alias>). Objects
 // are asked for by oid where the oid is known, since a path or a peel
 // (<commit>^{tree}) makes git read the objects along it again. The rounds
@@ -66,10 +68,16 @@ type headRead struct {
 	entry   Entry
 	root    rootEntries
 	t       *Thread // &thread once decoded
-	thread  Thread
-	out     cachedSummary
-	done    bool // out is the summary
-	start   startInfo
+	// next is the head commit's Uwf-Next claim and node its Uwf-Node
+	// alias, when nextClaimed: the head node, the nodes/ tree and the
+	// output are then not read (next_trailer.go).
+	next        nextClaim
+	node        string
+	nextClaimed bool
+	thread      Thread
+	out         cachedSummary
+	done        bool // out is the summary
+	start       startInfo
 	// On the walk to the start commit: the commits walked so far (in
 	// pathBuf while they fit), and the next one to read.
 	path    []gitobj.Hash
@@ -303,6 +311,7 @@ func askTrees(b objectAsker, f *flight, starts *startCommits) {
 		}
 		e := &h.entry
 		e.Commit, e.Tree, e.Parent, e.Time = h.key.head, c.tree, c.parent, c.when
+		h.next, h.node, h.nextClaimed = c.next, c.node, c.nextClaimed
 		names.add(c.tree, "")
 		h.path = append(h.pathBuf[:0], h.key.head)
 		h.walk(c, starts)
@@ -410,8 +419,10 @@ func askNodes(b objectAsker, f *flight) {
 			continue
 		}
 		h.root = root
-		names.add(root.node, "")
-		if root.start != root.node {
+		if !h.nextClaimed {
+			names.add(root.node, "")
+		}
+		if h.nextClaimed || root.start != root.node {
 			names.add(root.start, "")
 		}
 	}
@@ -436,6 +447,14 @@ func (r *Repo) decodeHeads(ctx context.Context, b objectAsker, f *flight) {
 	objs := f.nodesRead
 	for _, h := range f.reads {
 		if h.id == "" {
+			continue
+		}
+		if h.nextClaimed {
+			start := objs[0]
+			objs = objs[1:]
+			if !r.decodeClaimedHead(ctx, h, start) {
+				h.id = ""
+			}
 			continue
 		}
 		node, start := objs[0], objs[0]
@@ -557,6 +576,40 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, node, startNode deco
 		return false // version 1 templates read the head step's body (_body)
 	}
 	h.t = t
+	return true
+}
+
+// decodeClaimedHead builds the thread of a head commit with an Uwf-Next
+// claim from its start node and the claim, and records its summary: the
+// head's kind, alias and state are what the head commit's trailers say.
+// False leaves the thread to the usual path.
+func (r *Repo) decodeClaimedHead(ctx context.Context, h *headRead, startNode decodedNode) bool {
+	if startNode.err != nil {
+		return false
+	}
+	e := &h.entry
+	e.Kind = KindStep
+	if h.next.status == StatusCancelled {
+		e.Kind = KindCancel
+	}
+	e.Node = objects.Node{OID: h.root.node, Alias: objects.Alias(h.node)}
+	h.thread = Thread{ID: h.id, Head: e}
+	t := &h.thread
+	start := startNode.n
+	t.StartAlias = start.Alias
+	if decodeStartNode(start, &t.Start) != nil {
+		return false
+	}
+	var err error
+	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil || !claimsHead(t.Workflow.Workflow) {
+		return false
+	}
+	h.t = t
+	st := h.next.state()
+	if st.Status != StatusCancelled {
+		st = r.withAttempts(t, st, h.key.attempts)
+	}
+	h.out, h.done = cachedSummary{key: h.key, sum: summaryOf(t, st, h.start)}, true
 	return true
 }
 

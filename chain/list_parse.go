@@ -34,6 +34,12 @@ type commitHead struct {
 	// (start_trailer.go), when claimed is true.
 	start   startInfo
 	claimed bool
+	// next is what the Uwf-Next trailer of a commit with parents claims of
+	// the thread's state (next_trailer.go), and node the alias its
+	// Uwf-Node trailer names, when nextClaimed is true.
+	next        nextClaim
+	node        string
+	nextClaimed bool
 }
 
 // parseCommit reads the tree, the first parent and the committer time of
@@ -85,6 +91,10 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 		case bytes.Contains(msg, []byte("\n"+StartTrailer+": ")):
 			c.start, c.claimed = claimedStart(inPlace)
 			c.start.branch = strings.Clone(c.start.branch)
+		}
+		if c.parents > 0 && bytes.Contains(msg, []byte("\n"+NextTrailer+": ")) {
+			c.next, c.node, c.nextClaimed = claimedNext(inPlace)
+			c.next.role, c.node = strings.Clone(c.next.role), strings.Clone(c.node)
 		}
 	}
 	return c, true

@@ -189,3 +189,25 @@ func FuzzStartTrailerValue(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNextTrailerValue checks that an Uwf-Next value parses only to a
+// claim that formats back to the same value, and that it never parses to
+// a role with white space or control characters.
+func FuzzNextTrailerValue(f *testing.F) {
+	for _, s := range []string{"", "finish", "cancel", "role reviewer", "pause planner", "role ", "role a b", "pause", "finish now", "role $END", "role \x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		c, ok := parseNextTrailerValue(v)
+		if !ok {
+			return
+		}
+		if strings.ContainsFunc(c.role, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			t.Fatalf("%q parsed to the role %q", v, c.role)
+		}
+		back, fits := nextTrailerValue(c.state())
+		if !fits || back != v {
+			t.Fatalf("%q parsed to %+v, which formats as %q (%v)", v, c, back, fits)
+		}
+	})
+}

@@ -147,6 +147,12 @@ func (r *Repo) routedState(t *Thread, rc moderator.RouteContext, attemptsTip git
 	if err != nil {
 		return State{Status: StatusFailed, Error: err.Error()}
 	}
+	return r.withAttempts(t, decisionState(d), attemptsTip)
+}
+
+// decisionState is the state a routing decision gives a thread before its
+// failed attempts are looked at.
+func decisionState(d moderator.Decision) State {
 	st := State{Next: d}
 	switch d.Kind {
 	case moderator.Finish:
@@ -158,10 +164,19 @@ func (r *Repo) routedState(t *Thread, rc moderator.RouteContext, attemptsTip git
 	default:
 		st.Status = StatusIdle
 		st.CurrentRole = d.Role
-		if attempts, err := r.attemptsFrom(t, attemptsTip, true); err == nil && len(attempts) > 0 {
-			st.Status = StatusFailed
-			st.Error = attempts[0].Node.Error
-		}
+	}
+	return st
+}
+
+// withAttempts is st, failed when st is idle and the attempts log at
+// attemptsTip holds a failed attempt at t's head.
+func (r *Repo) withAttempts(t *Thread, st State, attemptsTip gitobj.Hash) State {
+	if st.Status != StatusIdle {
+		return st
+	}
+	if attempts, err := r.attemptsFrom(t, attemptsTip, true); err == nil && len(attempts) > 0 {
+		st.Status = StatusFailed
+		st.Error = attempts[0].Node.Error
 	}
 	return st
 }

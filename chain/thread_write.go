@@ -241,7 +241,10 @@ func (r *Repo) stepCommit(t *Thread, v *verifiedStep, opts AppendOptions) (files
 		subject += " — " + summary
 	}
 	trailers := []Trailer{{"Uwf-Thread", string(t.ID)}, {"Uwf-Role", sn.Role}, {"Uwf-Status", status},
-		{"Uwf-Agent", sn.Agent}, {"Uwf-Node", string(v.node.Alias)}}
+		{"Uwf-Agent", sn.Agent}, {nodeTrailer, string(v.node.Alias)}}
+	if next, ok := nextTrailerAfterStep(t, sn, output); ok {
+		trailers = append(trailers, next)
+	}
 	if opts.Child != "" {
 		trailers = append(trailers, Trailer{"Uwf-Child", string(opts.Child)})
 	}
@@ -326,7 +329,8 @@ func (r *Repo) Cancel(ctx context.Context, t *Thread, reason string) (*Entry, er
 	if err := r.addNode(set, n); err != nil {
 		return nil, err
 	}
-	msg := message("cancel: "+reason, "", Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Status", "cancelled"}, Trailer{"Uwf-Node", string(n.Alias)})
+	msg := message("cancel: "+reason, "", Trailer{"Uwf-Thread", string(t.ID)}, Trailer{"Uwf-Status", "cancelled"}, Trailer{nodeTrailer, string(n.Alias)},
+		Trailer{NextTrailer, "cancel"})
 	return r.appendCommit(ctx, t, n, set, nil, msg)
 }
 
@@ -340,6 +344,11 @@ func (r *Repo) Fork(ctx context.Context, commit gitobj.Hash) (*Thread, error) {
 		return nil, fmt.Errorf("cannot fork from a cancel commit %s; fork from a step", commit)
 	}
 	if err := r.checkStartClaim(ctx, commit); err != nil {
+		return nil, fmt.Errorf("cannot fork from %s: %w", commit, err)
+	}
+	// The fork's head is this commit, so a listing would show its
+	// Uwf-Next claim as the fork's state.
+	if err := r.checkNextClaim(ctx, e); err != nil {
 		return nil, fmt.Errorf("cannot fork from %s: %w", commit, err)
 	}
 	id := NewThreadID(r.now())

@@ -1,0 +1,205 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/git-uwf/git-uwf/internal/gitobj"
+	"github.com/git-uwf/git-uwf/moderator"
+	"github.com/git-uwf/git-uwf/objects"
+)
+
+// The Uwf-Next trailer: a step or cancel commit states what the moderator
+// makes of it as a head, so that a cold listing learns a thread's state
+// from its head commit instead of reading the head node, the nodes/ tree
+// and the output to route it (list_batch.go).
+//
+// The value is one of
+//
+//	role <role>    the next step runs <role> (idle)
+//	pause <role>   <role> suspended the thread ($SUSPEND)
+//	finish         the workflow ended ($END)
+//	cancel         the thread was cancelled
+//
+// It is the routing of the commit alone, without the thread's failed
+// attempts, which a listing reads from their own ref as before. It is
+// written only where routing sees nothing but the head step (status-map
+// workflows whose templates do not read the step's body) and only when it
+// can be written exactly: a routing error, or a role name that is not one
+// word, writes none, and readers route as before.
+//
+// Like Uwf-Start it is a claim made by whoever wrote the commit. git-uwf
+// writes it from the routing of the step it commits (AppendStep, Cancel);
+// sync refuses a fetched chain in which a claim, or the Uwf-Node trailer
+// beside it, says other than the commit holds (CheckNextTrailer), and Fork
+// refuses to start a thread at such a commit. Commits written before the
+// trailer existed have none.
+
+// NextTrailer states the moderator's decision on a step or cancel commit.
+const NextTrailer = "Uwf-Next"
+
+// nodeTrailer names the commit's own node by its alias.
+const nodeTrailer = "Uwf-Node"
+
+// nextClaim is a parsed Uwf-Next value: the state it gives a thread whose
+// head is the commit, before its failed attempts are looked at.
+type nextClaim struct {
+	status Status // idle, suspended, completed or cancelled
+	role   string // the current role (idle) or the suspending one
+}
+
+// state is the State the claim stands for: what routedState gives before
+// attempts, less the decision's rendered prompts.
+func (c nextClaim) state() State {
+	switch c.status {
+	case StatusIdle:
+		return State{Status: StatusIdle, CurrentRole: c.role}
+	case StatusSuspended:
+		return State{Status: StatusSuspended, SuspendedRole: c.role}
+	}
+	return State{Status: c.status}
+}
+
+// nextTrailerValue formats the claim for st, the state of a head that is
+// not failed; false when it cannot be written exactly.
+func nextTrailerValue(st State) (string, bool) {
+	var v string
+	switch st.Status {
+	case StatusIdle:
+		v = "role " + st.CurrentRole
+	case StatusSuspended:
+		v = "pause " + st.SuspendedRole
+	case StatusCompleted:
+		v = "finish"
+	case StatusCancelled:
+		v = "cancel"
+	default:
+		return "", false
+	}
+	c, ok := parseNextTrailerValue(v)
+	return v, ok && c.state().CurrentRole == st.CurrentRole && c.state().SuspendedRole == st.SuspendedRole
+}
+
+// parseNextTrailerValue parses an Uwf-Next value; false when it is not one.
+func parseNextTrailerValue(v string) (nextClaim, bool) {
+	kind, role, hasRole := strings.Cut(v, " ")
+	if hasRole != (kind == "role" || kind == "pause") {
+		return nextClaim{}, false
+	}
+	if hasRole && (role == "" || len(role) > maxTrailerValue-len("pause ") ||
+		strings.ContainsFunc(role, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\uFFFD' })) {
+		return nextClaim{}, false
+	}
+	switch kind {
+	case "role":
+		return nextClaim{status: StatusIdle, role: role}, true
+	case "pause":
+		return nextClaim{status: StatusSuspended, role: role}, true
+	case "finish":
+		return nextClaim{status: StatusCompleted}, true
+	case "cancel":
+		return nextClaim{status: StatusCancelled}, true
+	}
+	return nextClaim{}, false
+}
+
+// claimsHead reports whether the routing of a thread whose head is a step
+// of w depends on that step alone, so that the step's commit may carry an
+// Uwf-Next claim: conditions see the whole chain, and version 1 templates
+// the step's body.
+func claimsHead(w *moderator.Workflow) bool {
+	return w.Form != moderator.Transitions && !w.UsesBody()
+}
+
+// nextTrailerAfterStep returns the Uwf-Next trailer of the commit of step
+// sn with the given output on thread t; false when none is written.
+func nextTrailerAfterStep(t *Thread, sn StepNode, output map[string]any) (Trailer, bool) {
+	if !claimsHead(t.Workflow.Workflow) {
+		return Trailer{}, false
+	}
+	if output == nil {
+		output = map[string]any{} // as Output reads a payload that is not an object
+	}
+	d, err := t.Workflow.Workflow.Route(moderator.RouteContext{
+		Start: moderator.StartView{Workflow: t.Workflow.Name, Prompt: t.Start.Prompt},
+		Steps: []moderator.StepView{{Role: sn.Role, Output: output, Agent: sn.Agent, EdgePrompt: sn.EdgePrompt}},
+	})
+	if err != nil {
+		return Trailer{}, false
+	}
+	v, ok := nextTrailerValue(decisionState(d))
+	return Trailer{NextTrailer, v}, ok
+}
+
+// claimedNext is the claim of msg's Uwf-Next trailer and the alias its
+// Uwf-Node trailer names; false when msg has no claim, or one of the two
+// does not parse (the listing then reads the head node).
+func claimedNext(msg string) (nextClaim, string, bool) {
+	v := trailerValue(msg, NextTrailer)
+	if v == "" {
+		return nextClaim{}, "", false
+	}
+	c, ok := parseNextTrailerValue(v)
+	node := trailerValue(msg, nodeTrailer)
+	if !ok || !objects.IsAlias(node) {
+		return nextClaim{}, "", false
+	}
+	return c, node, true
+}
+
+// CheckNextTrailer checks the Uwf-Next trailer of msg, the message of the
+// commit head of thread id: a commit without it passes (older commits);
+// one whose claim does not parse, whose Uwf-Node trailer does not name the
+// commit's node, whose workflow routes on more than the head step, or
+// whose claim is not the state routing the commit gives, does not: a
+// listing shows the claim as the thread's state.
+func (r *Repo) CheckNextTrailer(ctx context.Context, id ThreadID, head *Entry, msg string) error {
+	v := trailerValue(msg, NextTrailer)
+	if v == "" {
+		return nil
+	}
+	claim, ok := parseNextTrailerValue(v)
+	if !ok {
+		return fmt.Errorf("malformed %s trailer %q", NextTrailer, v)
+	}
+	if node := trailerValue(msg, nodeTrailer); node != string(head.Node.Alias) {
+		return fmt.Errorf("its %s trailer %q does not name its node %s", nodeTrailer, node, head.Node.Alias)
+	}
+	t, err := r.ThreadAt(ctx, id, head.Commit)
+	if err != nil {
+		return err
+	}
+	if !claimsHead(t.Workflow.Workflow) {
+		return fmt.Errorf("it carries an %s trailer, but its workflow %s routes on more than the head step", NextTrailer, t.Workflow.Name)
+	}
+	var st State
+	if t.Head.Kind == KindCancel {
+		st = State{Status: StatusCancelled}
+	} else {
+		rc, err := r.RouteContext(ctx, t)
+		if err != nil {
+			return err
+		}
+		d, err := t.Workflow.Workflow.Route(rc)
+		if err != nil {
+			return fmt.Errorf("its %s trailer says %q, but routing it fails: %v", NextTrailer, v, err)
+		}
+		st = decisionState(d)
+	}
+	if claim.state() != (State{Status: st.Status, CurrentRole: st.CurrentRole, SuspendedRole: st.SuspendedRole}) {
+		want, _ := nextTrailerValue(st)
+		return fmt.Errorf("its %s trailer says %q, but routing it gives %q", NextTrailer, v, want)
+	}
+	return nil
+}
+
+// checkNextClaim checks the Uwf-Next trailer of the commit of e, as sync
+// checks a fetched one. Fork uses it: the fork's head is that commit.
+func (r *Repo) checkNextClaim(ctx context.Context, e *Entry) error {
+	c, err := gitobj.GetCommit(r.Store.Storer(), e.Commit)
+	if err != nil {
+		return fmt.Errorf("read commit %s: %w", e.Commit, err)
+	}
+	return r.CheckNextTrailer(ctx, "", e, c.Message)
+}
