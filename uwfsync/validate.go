@@ -49,6 +49,12 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 		} else if err := chain.CheckStartTrailer(c.Message, entries[0].Commit, rootMsg); err != nil {
 			return fmt.Sprintf("commit %s: %v", e.Commit, err), nil, nil
 		}
+		if err := repo.CheckNextTrailer(ctx, id, e, c.Message); err != nil {
+			if ctx.Err() != nil {
+				return "", nil, ctx.Err()
+			}
+			return fmt.Sprintf("commit %s: %v", e.Commit, err), nil, nil
+		}
 		var gotStart objects.Alias
 		var gotPrev *objects.Alias
 		switch e.Kind {

@@ -1,0 +1,114 @@
+package uwfsync_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/uwfsync"
+	"github.com/git-uwf/git-uwf/uwfsync/synctest"
+)
+
+var (
+	nextTrailerLine = regexp.MustCompile(`(?m)^` + chain.NextTrailer + `: .*$`)
+	nodeTrailerLine = regexp.MustCompile(`(?m)^Uwf-Node: .*$`)
+)
+
+// TestFetchChecksNextTrailers: listings take a head's Uwf-Next trailer as
+// the thread's state and its Uwf-Node trailer as the head's alias, so a
+// fetched chain in which a commit's claim is not what routing it gives, or
+// whose node trailer names another node, is refused, as a new ref and as a
+// move of a known one, and the clone lists what it has as routing says;
+// chains with true claims or none (written before the trailer) come in.
+func TestFetchChecksNextTrailers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repos := synctest.ReposAndRemote(t)
+	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
+	info := register(t, a, "")
+	th, err := a.StartThread(ctx, info, "true claims", "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	develop(t, a, th.ID, "first")
+	// forge points a new thread ref at a copy of ref's head whose message
+	// edit rewrites.
+	forge := func(ref string, edit func(string) string) chain.ThreadID {
+		head := chaintest.Git(t, repos.A, "rev-parse", ref)
+		msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", head)
+		c := chaintest.Git(t, repos.A, "commit-tree", head+"^{tree}", "-p", head+"^", "-m", edit(msg))
+		id := chain.NewThreadID(a.Now())
+		chaintest.Git(t, repos.A, "update-ref", id.Ref(), c)
+		return id
+	}
+	replace := func(re *regexp.Regexp, line string) func(string) string {
+		return func(msg string) string {
+			if !re.MatchString(msg) {
+				t.Fatalf("no line matching %s in %q", re, msg)
+			}
+			return re.ReplaceAllString(msg, line)
+		}
+	}
+	forgedEnd := forge(th.ID.Ref(), replace(nextTrailerLine, chain.NextTrailer+": finish"))
+	forgedRole := forge(th.ID.Ref(), replace(nextTrailerLine, chain.NextTrailer+": role developer"))
+	malformed := forge(th.ID.Ref(), replace(nextTrailerLine, chain.NextTrailer+": reviewer"))
+	otherNode := forge(th.ID.Ref(), replace(nodeTrailerLine, "Uwf-Node: "+string(th.Head.Node.Alias)))
+	old := forge(th.ID.Ref(), func(msg string) string { return nextTrailerLine.ReplaceAllString(msg, "") })
+	chaintest.Git(t, repos.A, "push", "-q", "origin", "refs/uwf/*:refs/uwf/*")
+
+	rep := mustFetch(t, b)
+	for _, tt := range []struct {
+		id     chain.ThreadID
+		kind   uwfsync.Kind
+		reason string
+	}{
+		{th.ID, uwfsync.KindNew, ""},
+		{old, uwfsync.KindNew, ""},
+		{forgedEnd, uwfsync.KindInvalid, `says "finish", but routing it gives "role reviewer"`},
+		{forgedRole, uwfsync.KindInvalid, `says "role developer", but routing it gives "role reviewer"`},
+		{malformed, uwfsync.KindInvalid, "malformed " + chain.NextTrailer},
+		{otherNode, uwfsync.KindInvalid, "does not name its node"},
+	} {
+		res := result(t, rep, tt.id.Ref())
+		if res.Kind != tt.kind || !strings.Contains(res.Reason, tt.reason) {
+			t.Errorf("%s: result %+v, want %s with reason containing %q", tt.id, res, tt.kind, tt.reason)
+		}
+		exists := chaintest.Git(t, repos.B, "for-each-ref", tt.id.Ref()) != ""
+		if exists != (tt.kind == uwfsync.KindNew) {
+			t.Errorf("%s exists in B = %v after a %s result", tt.id, exists, res.Kind)
+		}
+	}
+
+	// A forged claim on a step of a thread B already has does not move it.
+	before := chaintest.Git(t, repos.B, "rev-parse", th.ID.Ref())
+	next := review(t, a, th.ID, "rejected", "again")
+	msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", next.Commit.String())
+	forged := chaintest.Git(t, repos.A, "commit-tree", next.Commit.String()+"^{tree}", "-p", before,
+		"-m", replace(nextTrailerLine, chain.NextTrailer+": finish")(msg))
+	chaintest.Git(t, repos.A, "update-ref", th.ID.Ref(), forged)
+	chaintest.Git(t, repos.A, "push", "-q", "-f", "origin", th.ID.Ref())
+	rep = mustFetch(t, b)
+	if res := result(t, rep, th.ID.Ref()); res.Kind != uwfsync.KindInvalid || !strings.Contains(res.Reason, chain.NextTrailer) {
+		t.Errorf("forged step: result %+v, want invalid for its %s trailer", res, chain.NextTrailer)
+	}
+	if got := chaintest.Git(t, repos.B, "rev-parse", th.ID.Ref()); got != before {
+		t.Errorf("B's %s moved to %s on a forged step, want %s", th.ID, got, before)
+	}
+
+	// What came in lists as routing says: idle, at the reviewer.
+	sums, err := chaintest.Open(t, repos.B).List(ctx, chain.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 2 {
+		t.Fatalf("B lists %d threads, want 2: %+v", len(sums), sums)
+	}
+	for _, s := range sums {
+		if s.Status != chain.StatusIdle || s.CurrentRole == nil || *s.CurrentRole != "reviewer" {
+			t.Errorf("B lists %s as %s %v, want idle at the reviewer", s.Thread, s.Status, s.CurrentRole)
+		}
+	}
+}
