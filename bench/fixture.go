@@ -273,8 +273,9 @@ func (im *importer) thread(i, n int, last string) chain.ThreadID {
 		"nodes/" + string(f.start.Alias): f.start.OID.String(),
 		"nodes/" + string(f.meta.Alias):  f.meta.OID.String(),
 	})
-	// Step commits name their start commit, as AppendStep writes them
-	// (chain.StartTrailer); the start has no branch.
+	// Step commits name their start commit and their routing, as
+	// AppendStep writes them (chain.StartTrailer, chain.NextTrailer); the
+	// start has no branch.
 	var startCommit string
 	if n > 0 {
 		startCommit = im.oidOf(im.mark)
@@ -296,8 +297,14 @@ func (im *importer) thread(i, n int, last string) chain.ThreadID {
 		stepMark, outMark, bodyMark := im.blob(step.data), im.blob(out.data), im.blob(bodyNode.data)
 		mdMark := im.blob([]byte(body))
 		yamlMark := im.blob([]byte(fmt.Sprintf("$status: %s\nsummary: %s\n", status, summary)))
-		commit(fmt.Sprintf("worker: %s — %s\n\n%s\n\nUwf-Thread: %s\nUwf-Role: worker\nUwf-Status: %s\nUwf-Agent: mock\nUwf-Node: %s\n%s: %s\n",
-			status, summary, body, id, status, step.alias, chain.StartTrailer, startCommit), map[string]string{
+		// loopWorkflow routes "again" back to the worker and "done" to
+		// the end, which the step's chain.NextTrailer says.
+		next := "role worker"
+		if status == "done" {
+			next = "finish"
+		}
+		commit(fmt.Sprintf("worker: %s — %s\n\n%s\n\nUwf-Thread: %s\nUwf-Role: worker\nUwf-Status: %s\nUwf-Agent: mock\nUwf-Node: %s\n%s: %s\n%s: %s\n",
+			status, summary, body, id, status, step.alias, chain.NextTrailer, next, chain.StartTrailer, startCommit), map[string]string{
 			"node": stepMark, "start": startMark, "output.md": mdMark, "output.yaml": yamlMark,
 			"nodes/" + string(step.alias):     stepMark,
 			"nodes/" + string(out.alias):      outMark,

@@ -1,20 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/objects"
 )
 
 // The floor under a cold listing: git reading the objects the listing must
 // read. `git for-each-ref` looks up one object header per thread; a cold
-// `thread list` reads whole objects, six for a thread whose head is a step
-// (chain/list_batch.go). Timing `git cat-file --batch` on exactly those
+// `thread list` reads whole objects (chain/list_batch.go): three for a
+// thread whose head says its state (chain.NextTrailer), six for a step
+// head that does not. Timing `git cat-file --batch` on exactly those
 // objects says how much of the gap between the two is the reading itself,
 // whoever does it.
 
@@ -24,10 +27,12 @@ import (
 const listChunk = 256
 
 // listObjects returns, for every thread of f, the objects a cold `thread
-// list --all` reads for it: the head commit, its root tree, the node and
-// (when another blob) the start node, and for a step head the nodes/ tree
-// and the output node in it. It reads them through one cat-file process
-// (gitrepo.Batch), keeping only their ids and each node's output alias.
+// list --all` reads for it: the head commit, its root tree and the start
+// node, and unless the head commit has an Uwf-Next trailer (the fixtures'
+// are all readable) the node when another blob, and for a step head the
+// nodes/ tree and the output node in it. It reads them through one
+// cat-file process (gitrepo.Batch), keeping only their ids, whether each
+// head has the trailer, and each node's output alias.
 func listObjects(ctx context.Context, f *fixture) ([][]string, error) {
 	heads, err := git(f.dir, nil, "for-each-ref", "--format=%(objectname)", "refs/uwf/threads")
 	if err != nil {
@@ -44,7 +49,11 @@ func listObjects(ctx context.Context, f *fixture) ([][]string, error) {
 		names = append(names, h, h+"^{tree}", h+":node", h+":start")
 	}
 	outputs := make([]string, len(ids))
+	claimed := make([]bool, len(ids))
 	oids, err := objectIDs(batch, names, func(i int, o gitrepo.Object) error {
+		if i%4 == 0 {
+			claimed[i/4] = bytes.Contains(o.Data, []byte("\n"+chain.NextTrailer+": "))
+		}
 		if i%4 != 2 {
 			return nil
 		}
@@ -69,6 +78,10 @@ func listObjects(ctx context.Context, f *fixture) ([][]string, error) {
 	names = names[:0]
 	for i := range ids {
 		commit, tree, node, start := oids[4*i], oids[4*i+1], oids[4*i+2], oids[4*i+3]
+		if claimed[i] {
+			threads[i] = append(threads[i], commit, tree, start)
+			continue
+		}
 		threads[i] = append(threads[i], commit, tree, node)
 		if start != node {
 			threads[i] = append(threads[i], start)

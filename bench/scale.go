@@ -21,8 +21,9 @@ func (b *bench) bigFixture(ctx context.Context) (*fixture, error) {
 // fixtureMark is the file, in a thread fixture's .git, that says the
 // fixture was built to the end; it holds how long that took. Its name
 // changes with what the fixture holds, so that a kept fixture of an older
-// layout is built again (2: step commits carry chain.StartTrailer).
-const fixtureMark = "uwf-bench-fixture-2"
+// layout is built again (2: step commits carry chain.StartTrailer; 3:
+// and chain.NextTrailer).
+const fixtureMark = "uwf-bench-fixture-3"
 
 // threadsFixture builds (once) a repository with n threads in the mix of
 // bigFixture, under b.fixtures, and returns it with the time its
