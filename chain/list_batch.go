@@ -601,14 +601,14 @@ func (r *Repo) decodeClaimedHead(ctx context.Context, h *headRead, startNode dec
 		return false
 	}
 	var err error
-	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil || !claimsHead(t.Workflow.Workflow) {
+	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil {
 		return false
 	}
-	h.t = t
-	st := h.next.state()
-	if st.Status != StatusCancelled {
-		st = r.withAttempts(t, st, h.key.attempts)
+	if e.Kind != KindCancel && !claimsHead(t.Workflow.Workflow) {
+		return false // not a claim git-uwf writes: route the usual way
 	}
+	h.t = t
+	st := r.withAttempts(t, h.next.state(), h.key.attempts)
 	h.out, h.done = cachedSummary{key: h.key, sum: summaryOf(t, st, h.start)}, true
 	return true
 }

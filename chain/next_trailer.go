@@ -23,18 +23,25 @@ import (
 //	cancel         the thread was cancelled
 //
 // It is the routing of the commit alone, without the thread's failed
-// attempts, which a listing reads from their own ref as before. It is
-// written only where routing sees nothing but the head step (status-map
-// workflows whose templates do not read the step's body) and only when it
-// can be written exactly: a routing error, or a role name that is not one
-// word, writes none, and readers route as before.
+// attempts, which a listing reads from their own ref as before. Every
+// cancel commit says "cancel". A step commit carries a claim only where
+// routing sees nothing but the head step (status-map workflows whose
+// templates do not read the step's body) and only when it can be written
+// exactly: a routing error, or a role name of other characters than
+// letters, digits, '_', '-' and '$', writes none, and readers route as
+// before.
 //
 // Like Uwf-Start it is a claim made by whoever wrote the commit. git-uwf
 // writes it from the routing of the step it commits (AppendStep, Cancel);
 // sync refuses a fetched chain in which a claim, or the Uwf-Node trailer
-// beside it, says other than the commit holds (CheckNextTrailer), and Fork
+// beside it, says other than the commit holds (NextClaims), and Fork
 // refuses to start a thread at such a commit. Commits written before the
 // trailer existed have none.
+//
+// The claim holds for the routing of this version of git-uwf. A later
+// version whose routing gives another answer for the same pinned workflow
+// and output must stop reading this trailer (and write another), or it
+// would list stale states and refuse chains git-uwf wrote.
 
 // NextTrailer states the moderator's decision on a step or cancel commit.
 const NextTrailer = "Uwf-Next"
@@ -84,11 +91,7 @@ func nextTrailerValue(st State) (string, bool) {
 // parseNextTrailerValue parses an Uwf-Next value; false when it is not one.
 func parseNextTrailerValue(v string) (nextClaim, bool) {
 	kind, role, hasRole := strings.Cut(v, " ")
-	if hasRole != (kind == "role" || kind == "pause") {
-		return nextClaim{}, false
-	}
-	if hasRole && (role == "" || len(role) > maxTrailerValue-len("pause ") ||
-		strings.ContainsFunc(role, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\uFFFD' })) {
+	if hasRole != (kind == "role" || kind == "pause") || hasRole && !isClaimedRole(role) {
 		return nextClaim{}, false
 	}
 	switch kind {
@@ -104,6 +107,21 @@ func parseNextTrailerValue(v string) (nextClaim, bool) {
 	return nextClaim{}, false
 }
 
+// isClaimedRole reports whether a claim may name role: a role name as
+// workflows spell them (letters, digits, '_' and '-'), or $START, short
+// enough for one trailer line. Nothing in it is changed by message.
+func isClaimedRole(role string) bool {
+	if role == "" || len(role) > maxTrailerValue-len("pause ") {
+		return false
+	}
+	for _, c := range []byte(role) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '$') {
+			return false
+		}
+	}
+	return true
+}
+
 // claimsHead reports whether the routing of a thread whose head is a step
 // of w depends on that step alone, so that the step's commit may carry an
 // Uwf-Next claim: conditions see the whole chain, and version 1 templates
@@ -117,9 +135,6 @@ func claimsHead(w *moderator.Workflow) bool {
 func nextTrailerAfterStep(t *Thread, sn StepNode, output map[string]any) (Trailer, bool) {
 	if !claimsHead(t.Workflow.Workflow) {
 		return Trailer{}, false
-	}
-	if output == nil {
-		output = map[string]any{} // as Output reads a payload that is not an object
 	}
 	d, err := t.Workflow.Workflow.Route(moderator.RouteContext{
 		Start: moderator.StartView{Workflow: t.Workflow.Name, Prompt: t.Start.Prompt},
@@ -148,35 +163,99 @@ func claimedNext(msg string) (nextClaim, string, bool) {
 	return c, node, true
 }
 
-// CheckNextTrailer checks the Uwf-Next trailer of msg, the message of the
-// commit head of thread id: a commit without it passes (older commits);
-// one whose claim does not parse, whose Uwf-Node trailer does not name the
-// commit's node, whose workflow routes on more than the head step, or
-// whose claim is not the state routing the commit gives, does not: a
-// listing shows the claim as the thread's state.
-func (r *Repo) CheckNextTrailer(ctx context.Context, id ThreadID, head *Entry, msg string) error {
+// NextClaims checks the Uwf-Next trailers of the commits of one chain, as
+// sync reads a fetched chain: a commit without the trailer passes (older
+// commits); one whose claim does not parse, whose Uwf-Node trailer does
+// not name the commit's node, or whose claim is not what routing the
+// commit gives, does not, since a listing shows the claim as the state of
+// a thread whose head it is. So does a claim on a commit that pins another
+// start node or workflow than its chain's root (git-uwf copies both into
+// every commit), or on a step of a workflow that routes on more than the
+// head step.
+//
+// The root's thread is read at the first claim, once: a chain without
+// claims costs nothing, and each claim costs the reading of its commit's
+// tree and output.
+type NextClaims struct {
+	r    *Repo
+	id   ThreadID
+	root gitobj.Hash
+	// Read at the first claim: the thread as of its root, and the start
+	// and workflow entries of the root's tree.
+	base            *Thread
+	start, workflow gitobj.Hash
+	err             error
+}
+
+// NextClaims returns a checker of the claims of thread id's chain, whose
+// start commit is root.
+func (r *Repo) NextClaims(id ThreadID, root gitobj.Hash) *NextClaims {
+	return &NextClaims{r: r, id: id, root: root}
+}
+
+// Check checks the Uwf-Next trailer of msg, the message of the commit of
+// e, a commit of the chain.
+func (c *NextClaims) Check(ctx context.Context, e *Entry, msg string) error {
 	v := trailerValue(msg, NextTrailer)
 	if v == "" {
 		return nil
 	}
+	if c.base == nil && c.err == nil {
+		c.base, c.start, c.workflow, c.err = c.r.threadWithEntries(ctx, c.id, c.root)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	start, workflow, err := c.r.threadEntries(e.Tree)
+	if err != nil {
+		return err
+	}
+	if start != c.start || workflow != c.workflow {
+		return fmt.Errorf("it carries an %s trailer, but pins another start node or workflow than its chain's root %s", NextTrailer, c.root)
+	}
+	t := *c.base
+	t.Head = e
+	return c.r.checkNext(ctx, &t, v, msg)
+}
+
+// threadWithEntries is ThreadAt, with the start and workflow entries of
+// the head's tree.
+func (r *Repo) threadWithEntries(ctx context.Context, id ThreadID, head gitobj.Hash) (*Thread, gitobj.Hash, gitobj.Hash, error) {
+	t, err := r.ThreadAt(ctx, id, head)
+	if err != nil {
+		return nil, gitobj.ZeroHash, gitobj.ZeroHash, err
+	}
+	start, workflow, err := r.threadEntries(t.Head.Tree)
+	return t, start, workflow, err
+}
+
+// threadEntries returns the start and workflow entries of a thread
+// commit's root tree.
+func (r *Repo) threadEntries(tree gitobj.Hash) (start, workflow gitobj.Hash, err error) {
+	t, err := gitobj.GetTree(r.Store.Storer(), tree)
+	if err != nil {
+		return gitobj.ZeroHash, gitobj.ZeroHash, fmt.Errorf("read tree %s: %w", tree, err)
+	}
+	return topEntry(t, "start"), topEntry(t, "workflow"), nil
+}
+
+// checkNext checks the Uwf-Next value v of msg, the message of t's head
+// commit, t being the thread as of that commit.
+func (r *Repo) checkNext(ctx context.Context, t *Thread, v, msg string) error {
 	claim, ok := parseNextTrailerValue(v)
 	if !ok {
 		return fmt.Errorf("malformed %s trailer %q", NextTrailer, v)
 	}
-	if node := trailerValue(msg, nodeTrailer); node != string(head.Node.Alias) {
-		return fmt.Errorf("its %s trailer %q does not name its node %s", nodeTrailer, node, head.Node.Alias)
-	}
-	t, err := r.ThreadAt(ctx, id, head.Commit)
-	if err != nil {
-		return err
-	}
-	if !claimsHead(t.Workflow.Workflow) {
-		return fmt.Errorf("it carries an %s trailer, but its workflow %s routes on more than the head step", NextTrailer, t.Workflow.Name)
+	if node := trailerValue(msg, nodeTrailer); node != string(t.Head.Node.Alias) {
+		return fmt.Errorf("its %s trailer %q does not name its node %s", nodeTrailer, node, t.Head.Node.Alias)
 	}
 	var st State
-	if t.Head.Kind == KindCancel {
+	switch {
+	case t.Head.Kind == KindCancel:
 		st = State{Status: StatusCancelled}
-	} else {
+	case !claimsHead(t.Workflow.Workflow):
+		return fmt.Errorf("it carries an %s trailer, but its workflow %s routes on more than the head step", NextTrailer, t.Workflow.Name)
+	default:
 		rc, err := r.RouteContext(ctx, t)
 		if err != nil {
 			return err
@@ -201,5 +280,13 @@ func (r *Repo) checkNextClaim(ctx context.Context, e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("read commit %s: %w", e.Commit, err)
 	}
-	return r.CheckNextTrailer(ctx, "", e, c.Message)
+	v := trailerValue(c.Message, NextTrailer)
+	if v == "" {
+		return nil
+	}
+	t, err := r.ThreadAt(ctx, ThreadID(trailerValue(c.Message, threadTrailer)), e.Commit)
+	if err != nil {
+		return err
+	}
+	return r.checkNext(ctx, t, v, c.Message)
 }

@@ -94,8 +94,21 @@ func TestNextTrailerWritten(t *testing.T) {
 	})
 	t.Run("conditions see the whole chain", func(t *testing.T) {
 		th := start(skip)
-		want(t, chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": true}, ""), "")
+		want(t, chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": false}, ""), "")
 		want(t, chaintest.Step(t, r, th.ID, "worker", map[string]any{"summary": "s"}, ""), "")
+		cur, err := r.Thread(ctx, th.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := r.Cancel(ctx, cur, "enough")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, e, "cancel") // a cancel's state does not depend on routing
+	})
+	t.Run("templates that read the body", func(t *testing.T) {
+		th := start(registerIn(t, r, "yield", yieldV1YAML))
+		want(t, chaintest.Step(t, r, th.ID, "planner", map[string]any{"$status": "ready", "plan": "p"}, "the plan"), "")
 	})
 	chaintest.Fsck(t, dir)
 }
@@ -109,6 +122,7 @@ func TestListReadsNextTrailer(t *testing.T) {
 	ctx := context.Background()
 	dir, r, loop := setup(t)
 	suspend := registerIn(t, r, "suspend", suspendYAML)
+	skip := registerIn(t, r, "skip", skipYAML)
 	start := func(info *chain.WorkflowInfo, prompt string) *chain.Thread {
 		th, err := r.StartThread(ctx, info, prompt, dir)
 		if err != nil {
@@ -160,6 +174,18 @@ func TestListReadsNextTrailer(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := r.RecordAttempt(ctx, cur, chain.Attempt{Role: "reviewer", Agent: "mock", Error: "the agent crashed", Phase: "agent"}); err != nil {
+				t.Fatal(err)
+			}
+			return th.ID
+		}},
+		{name: "cancelled where conditions route", build: func(p string) chain.ThreadID {
+			th := start(skip, p)
+			chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": false}, "")
+			cur, err := r.Thread(ctx, th.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Cancel(ctx, cur, "enough"); err != nil {
 				t.Fatal(err)
 			}
 			return th.ID
@@ -270,4 +296,93 @@ func TestForkChecksNextClaim(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNextClaims checks the claims of a chain as sync reads them: every
+// commit git-uwf writes passes, a cancel in any workflow included, and a
+// claim on a commit that pins another workflow than its root is refused
+// even when it is what that workflow routes to.
+func TestNextClaims(t *testing.T) {
+	ctx := context.Background()
+	dir, r, loop := setup(t)
+	skip := registerIn(t, r, "skip", skipYAML)
+	// Another workflow that routes a developer's review_needed to the
+	// reviewer too, so the forged commit's claim is true of its own tree.
+	other := registerIn(t, r, "review-loop-2", strings.Replace(loopYAML, "name: review-loop", "name: review-loop-2", 1))
+	check := func(t *testing.T, id chain.ThreadID) error {
+		t.Helper()
+		var entries []*chain.Entry
+		for c := gitobj.NewHash(chaintest.Git(t, dir, "rev-parse", id.Ref())); !c.IsZero(); {
+			e, err := r.Entry(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries = append([]*chain.Entry{e}, entries...)
+			c = e.Parent
+		}
+		claims := r.NextClaims(id, entries[0].Commit)
+		for _, e := range entries {
+			if err := claims.Check(ctx, e, chaintest.Git(t, dir, "log", "-1", "--format=%B", e.Commit.String())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cancel := func(t *testing.T, id chain.ThreadID) {
+		t.Helper()
+		cur, err := r.Thread(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Cancel(ctx, cur, "enough"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("as written", func(t *testing.T) {
+		th, err := r.StartThread(ctx, loop, "loop", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
+		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "")
+		cancel(t, th.ID)
+		if err := check(t, th.ID); err != nil {
+			t.Errorf("claims of a chain git-uwf wrote: %v", err)
+		}
+	})
+	t.Run("a cancel where conditions route", func(t *testing.T) {
+		th, err := r.StartThread(ctx, skip, "skip", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": false}, "")
+		cancel(t, th.ID)
+		if err := check(t, th.ID); err != nil {
+			t.Errorf("claims of a cancelled transitions chain: %v", err)
+		}
+	})
+	t.Run("another pinned workflow", func(t *testing.T) {
+		th, err := r.StartThread(ctx, loop, "pinned", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
+		head := chaintest.Git(t, dir, "rev-parse", th.ID.Ref())
+		var lines []string
+		for _, l := range strings.Split(chaintest.Git(t, dir, "ls-tree", head), "\n") {
+			if !strings.HasSuffix(l, "\tworkflow") {
+				lines = append(lines, l)
+			}
+		}
+		lines = append(lines, "040000 tree "+other.Tree.String()+"\tworkflow")
+		tree := gitIn(t, dir, strings.Join(lines, "\n")+"\n", "mktree", "--missing")
+		msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", head)
+		c := chaintest.Git(t, dir, "commit-tree", tree, "-p", head+"^", "-m", msg)
+		chaintest.Git(t, dir, "update-ref", th.ID.Ref(), c)
+		err = check(t, th.ID)
+		if err == nil || !strings.Contains(err.Error(), "pins another start node or workflow") {
+			t.Errorf("a claim on a commit pinning another workflow: %v, want it refused", err)
+		}
+	})
 }

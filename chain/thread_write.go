@@ -69,7 +69,7 @@ func (r *Repo) startThread(ctx context.Context, wf *WorkflowInfo, prompt, cwd st
 		return nil, err
 	}
 	trailers := append([]Trailer{{"Uwf-Thread", string(id)}, {"Uwf-Workflow", wf.Name + " " + string(wf.Alias)},
-		{"Uwf-Node", string(ref.Alias)}}, extra...)
+		{nodeTrailer, string(ref.Alias)}}, extra...)
 	msg := message(fmt.Sprintf("start: %s — %s", wf.Name, prompt), excerpt(prompt, 20), trailers...)
 	commit, err := r.writeCommit(ctx, tree, nil, msg)
 	if err != nil {

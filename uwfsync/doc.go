@@ -61,7 +61,8 @@
 // Remote data is validated before any local ref points at it: thread refs
 // must be named by a ULID and their tip must be a well-formed chain (one
 // root holding a StartNode, each step continuing the previous one, every
-// Uwf-Start trailer naming that root and its branch, a readable pinned
+// Uwf-Start trailer naming that root and its branch, every Uwf-Next
+// trailer saying what routing its commit gives, a readable pinned
 // workflow); workflow refs must be valid names whose tip
 // pins a readable workflow; attempts refs must be named by a ULID and hold
 // a node. Anything else is reported [KindInvalid] and left alone.

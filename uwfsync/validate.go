@@ -14,7 +14,8 @@ import (
 // StartNode, one parent per later commit, each StepNode or CancelNode
 // belonging to that start and continuing the commit before it, a cancel
 // only at the end, every Uwf-Start trailer naming the real start commit
-// and its branch (chain.CheckStartTrailer), and a readable pinned
+// and its branch (chain.CheckStartTrailer), every Uwf-Next trailer saying
+// what routing its commit gives (chain.NextClaims), and a readable pinned
 // workflow. It returns the reason it is not, or "" and the thread's
 // commits from the start to tip.
 func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, tip gitobj.Hash) (string, []*chain.Entry, error) {
@@ -29,6 +30,7 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 	start := entries[0].Node.Alias
 	var prev *objects.Alias
 	var rootMsg string
+	claims := repo.NextClaims(id, entries[0].Commit)
 	for i, e := range entries {
 		c, err := gitobj.GetCommit(s, e.Commit)
 		if err != nil {
@@ -49,7 +51,7 @@ func validateThread(ctx context.Context, repo *chain.Repo, id chain.ThreadID, ti
 		} else if err := chain.CheckStartTrailer(c.Message, entries[0].Commit, rootMsg); err != nil {
 			return fmt.Sprintf("commit %s: %v", e.Commit, err), nil, nil
 		}
-		if err := repo.CheckNextTrailer(ctx, id, e, c.Message); err != nil {
+		if err := claims.Check(ctx, e, c.Message); err != nil {
 			if ctx.Err() != nil {
 				return "", nil, ctx.Err()
 			}
