@@ -558,15 +558,10 @@ func (r *Repo) decodeHead(ctx context.Context, h *headRead, node, startNode deco
 	if h.root.start == h.root.node && e.Kind == KindStart {
 		// A thread at its start: the head is the start node.
 		t.StartAlias, t.Start = n.Alias, *e.Start
-	} else {
-		start := startNode.n
-		t.StartAlias = start.Alias
-		if decodeStartNode(start, &t.Start) != nil {
-			return false
-		}
+	} else if !setStart(t, startNode.n) {
+		return false
 	}
-	var err error
-	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil {
+	if !r.pinWorkflow(ctx, t, h.root.workflow) {
 		return false
 	}
 	if t.Workflow.Workflow.Form == moderator.Transitions && e.Kind != KindCancel {
@@ -595,13 +590,7 @@ func (r *Repo) decodeClaimedHead(ctx context.Context, h *headRead, startNode dec
 	e.Node = objects.Node{OID: h.root.node, Alias: objects.Alias(h.node)}
 	h.thread = Thread{ID: h.id, Head: e}
 	t := &h.thread
-	start := startNode.n
-	t.StartAlias = start.Alias
-	if decodeStartNode(start, &t.Start) != nil {
-		return false
-	}
-	var err error
-	if t.Workflow, err = r.loadWorkflowTree(ctx, h.root.workflow); err != nil {
+	if !setStart(t, startNode.n) || !r.pinWorkflow(ctx, t, h.root.workflow) {
 		return false
 	}
 	if e.Kind != KindCancel && !claimsHead(t.Workflow.Workflow) {
@@ -611,6 +600,20 @@ func (r *Repo) decodeClaimedHead(ctx context.Context, h *headRead, startNode dec
 	st := r.withAttempts(t, h.next.state(), h.key.attempts)
 	h.out, h.done = cachedSummary{key: h.key, sum: summaryOf(t, st, h.start)}, true
 	return true
+}
+
+// setStart decodes start as t's start node; false when it is not one.
+func setStart(t *Thread, start objects.Node) bool {
+	t.StartAlias = start.Alias
+	return decodeStartNode(start, &t.Start) == nil
+}
+
+// pinWorkflow loads the workflow tree t's head pins; false when it
+// cannot.
+func (r *Repo) pinWorkflow(ctx context.Context, t *Thread, tree gitobj.Hash) bool {
+	w, err := r.loadWorkflowTree(ctx, tree)
+	t.Workflow = w
+	return err == nil
 }
 
 // nameList names the objects of one ask: each by its oid, and some by a

@@ -31,35 +31,6 @@ graph:
     insufficient_info: {role: $SUSPEND, prompt: "More information needed: {{reason}}"}
 `
 
-// skipYAML routes on a step before the head: a batch that routed a
-// transitions workflow on its head step alone would get it wrong.
-const skipYAML = `name: skip
-roles:
-  planner:
-    frontmatter:
-      type: object
-      properties:
-        skip: {type: boolean}
-      required: [skip]
-  worker:
-    frontmatter:
-      type: object
-      properties:
-        summary: {type: string}
-conditions:
-  skip:
-    description: the planner said to skip
-    expression: "$last('planner').skip = true"
-graph:
-  $START:
-    - {role: planner, prompt: "Plan."}
-  planner:
-    - {role: worker, prompt: "Work."}
-  worker:
-    - {role: $END, condition: skip, prompt: "Skipped."}
-    - {role: worker, prompt: "Again."}
-`
-
 // rewriteHead points a thread at a new commit on top of its head whose
 // root tree is the head's with the top-level entries in set replaced
 // ("<mode> <type> <oid>") or, when empty, removed.
@@ -156,7 +127,7 @@ func TestSummarizeBatchMatchesUsualPath(t *testing.T) {
 	chaintest.Step(t, r, tr.ID, "reviewer", map[string]any{"approved": false, "comments": "tests?"}, "")
 	expect(tr, chain.StatusIdle)
 	expect(start(transitions, "transitions at start"), chain.StatusIdle)
-	skip, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(t, "skip", skipYAML))
+	skip, _, err := r.RegisterWorkflow(ctx, chaintest.Workflow(t, "skip", chaintest.SkipYAML))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestNextTrailerWritten(t *testing.T) {
 	ctx := context.Background()
 	dir, r, loop := setup(t)
 	suspend := registerIn(t, r, "suspend", suspendYAML)
-	skip := registerIn(t, r, "skip", skipYAML)
+	skip := registerIn(t, r, "skip", chaintest.SkipYAML)
 	start := func(info *chain.WorkflowInfo) *chain.Thread {
 		th, err := r.StartThread(ctx, info, "task", dir)
 		if err != nil {
@@ -122,7 +122,7 @@ func TestListReadsNextTrailer(t *testing.T) {
 	ctx := context.Background()
 	dir, r, loop := setup(t)
 	suspend := registerIn(t, r, "suspend", suspendYAML)
-	skip := registerIn(t, r, "skip", skipYAML)
+	skip := registerIn(t, r, "skip", chaintest.SkipYAML)
 	start := func(info *chain.WorkflowInfo, prompt string) *chain.Thread {
 		th, err := r.StartThread(ctx, info, prompt, dir)
 		if err != nil {
@@ -251,7 +251,7 @@ func TestListReadsNextTrailer(t *testing.T) {
 func TestForkChecksNextClaim(t *testing.T) {
 	ctx := context.Background()
 	dir, r, info := setup(t)
-	skip := registerIn(t, r, "skip", skipYAML)
+	skip := registerIn(t, r, "skip", chaintest.SkipYAML)
 	tests := []struct {
 		name  string
 		info  *chain.WorkflowInfo
@@ -280,20 +280,7 @@ func TestForkChecksNextClaim(t *testing.T) {
 			} else {
 				chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": false}, "")
 			}
-			head := gitobj.NewHash(rewriteHeadMessage(t, dir, th.ID.Ref(), tt.edit))
-			fork, err := r.Fork(ctx, head)
-			if tt.error == "" {
-				if err != nil {
-					t.Fatalf("fork: %v", err)
-				}
-				if fork.Head.Commit != head {
-					t.Errorf("fork at %s, want %s", fork.Head.Commit, head)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.error) {
-				t.Fatalf("fork of a commit with a false claim: %v, want an error containing %q", err, tt.error)
-			}
+			wantFork(t, r, gitobj.NewHash(rewriteHeadMessage(t, dir, th.ID.Ref(), tt.edit)), tt.error)
 		})
 	}
 }
@@ -305,7 +292,7 @@ func TestForkChecksNextClaim(t *testing.T) {
 func TestNextClaims(t *testing.T) {
 	ctx := context.Background()
 	dir, r, loop := setup(t)
-	skip := registerIn(t, r, "skip", skipYAML)
+	skip := registerIn(t, r, "skip", chaintest.SkipYAML)
 	// Another workflow that routes a developer's review_needed to the
 	// reviewer too, so the forged commit's claim is true of its own tree.
 	other := registerIn(t, r, "review-loop-2", strings.Replace(loopYAML, "name: review-loop", "name: review-loop-2", 1))

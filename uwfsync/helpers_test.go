@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/chain/chaintest"
+	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/moderator"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
@@ -98,4 +99,49 @@ func result(t *testing.T, rep *uwfsync.Report, ref string, kinds ...uwfsync.Kind
 func refs(t *testing.T, dir string) string {
 	t.Helper()
 	return chaintest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/uwf/")
+}
+
+// forgeThread points a new thread ref in dir at a copy of ref's head whose
+// message edit rewrites, and returns the new thread.
+func forgeThread(t *testing.T, r *chain.Repo, dir, ref string, edit func(string) string) chain.ThreadID {
+	t.Helper()
+	head := chaintest.Git(t, dir, "rev-parse", ref)
+	msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", head)
+	c := chaintest.Git(t, dir, "commit-tree", head+"^{tree}", "-p", head+"^", "-m", edit(msg))
+	id := chain.NewThreadID(r.Now())
+	chaintest.Git(t, dir, "update-ref", id.Ref(), c)
+	return id
+}
+
+// forgeStep moves thread id's ref in dir to a copy of step whose parent is
+// parent and whose message edit rewrites, and force-pushes it to origin.
+func forgeStep(t *testing.T, dir string, id chain.ThreadID, step gitobj.Hash, parent string, edit func(string) string) {
+	t.Helper()
+	msg := chaintest.Git(t, dir, "log", "-1", "--format=%B", step.String())
+	forged := chaintest.Git(t, dir, "commit-tree", step.String()+"^{tree}", "-p", parent, "-m", edit(msg))
+	chaintest.Git(t, dir, "update-ref", id.Ref(), forged)
+	chaintest.Git(t, dir, "push", "-q", "-f", "origin", id.Ref())
+}
+
+// wantResult is what a fetch must report of a thread.
+type wantResult struct {
+	id     chain.ThreadID
+	kind   uwfsync.Kind
+	reason string // contained in the result's reason
+}
+
+// wantResults checks rep's result for each of wants, and that the thread's
+// ref exists in dir exactly when it came in as new.
+func wantResults(t *testing.T, rep *uwfsync.Report, dir string, wants []wantResult) {
+	t.Helper()
+	for _, w := range wants {
+		res := result(t, rep, w.id.Ref())
+		if res.Kind != w.kind || !strings.Contains(res.Reason, w.reason) {
+			t.Errorf("%s: result %+v, want %s with reason containing %q", w.id, res, w.kind, w.reason)
+		}
+		exists := chaintest.Git(t, dir, "for-each-ref", w.id.Ref()) != ""
+		if exists != (w.kind == uwfsync.KindNew) {
+			t.Errorf("%s exists = %v after a %s result", w.id, exists, res.Kind)
+		}
+	}
 }

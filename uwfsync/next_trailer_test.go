@@ -12,35 +12,6 @@ import (
 	"github.com/git-uwf/git-uwf/uwfsync/synctest"
 )
 
-// conditionsYAML routes on conditions over the whole chain, so its steps
-// carry no Uwf-Next claim; its cancels do.
-const conditionsYAML = `name: conditions
-roles:
-  planner:
-    frontmatter:
-      type: object
-      properties:
-        skip: {type: boolean}
-      required: [skip]
-  worker:
-    frontmatter:
-      type: object
-      properties:
-        summary: {type: string}
-conditions:
-  skip:
-    description: the planner said to skip
-    expression: "$last('planner').skip = true"
-graph:
-  $START:
-    - {role: planner, prompt: "Plan."}
-  planner:
-    - {role: worker, prompt: "Work."}
-  worker:
-    - {role: $END, condition: skip, prompt: "Skipped."}
-    - {role: worker, prompt: "Again."}
-`
-
 var (
 	nextTrailerLine = regexp.MustCompile(`(?m)^` + chain.NextTrailer + `: .*$`)
 	nodeTrailerLine = regexp.MustCompile(`(?m)^Uwf-Node: .*$`)
@@ -66,7 +37,7 @@ func TestFetchChecksNextTrailers(t *testing.T) {
 	develop(t, a, th.ID, "first")
 	// A cancel says "cancel" whatever the workflow routes on: a thread of
 	// a workflow with conditions, cancelled, comes in.
-	conditions, _, err := a.RegisterWorkflow(ctx, chaintest.Workflow(t, "conditions", conditionsYAML))
+	conditions, _, err := a.RegisterWorkflow(ctx, chaintest.Workflow(t, "skip", chaintest.SkipYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,15 +53,8 @@ func TestFetchChecksNextTrailers(t *testing.T) {
 	if _, err := a.Cancel(ctx, cur, "enough"); err != nil {
 		t.Fatal(err)
 	}
-	// forge points a new thread ref at a copy of ref's head whose message
-	// edit rewrites.
 	forge := func(ref string, edit func(string) string) chain.ThreadID {
-		head := chaintest.Git(t, repos.A, "rev-parse", ref)
-		msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", head)
-		c := chaintest.Git(t, repos.A, "commit-tree", head+"^{tree}", "-p", head+"^", "-m", edit(msg))
-		id := chain.NewThreadID(a.Now())
-		chaintest.Git(t, repos.A, "update-ref", id.Ref(), c)
-		return id
+		return forgeThread(t, a, repos.A, ref, edit)
 	}
 	replace := func(re *regexp.Regexp, line string) func(string) string {
 		return func(msg string) string {
@@ -108,11 +72,7 @@ func TestFetchChecksNextTrailers(t *testing.T) {
 	chaintest.Git(t, repos.A, "push", "-q", "origin", "refs/uwf/*:refs/uwf/*")
 
 	rep := mustFetch(t, b)
-	for _, tt := range []struct {
-		id     chain.ThreadID
-		kind   uwfsync.Kind
-		reason string
-	}{
+	wantResults(t, rep, repos.B, []wantResult{
 		{th.ID, uwfsync.KindNew, ""},
 		{cancelled.ID, uwfsync.KindNew, ""},
 		{old, uwfsync.KindNew, ""},
@@ -120,25 +80,12 @@ func TestFetchChecksNextTrailers(t *testing.T) {
 		{forgedRole, uwfsync.KindInvalid, `says "role developer", but routing it gives "role reviewer"`},
 		{malformed, uwfsync.KindInvalid, "malformed " + chain.NextTrailer},
 		{otherNode, uwfsync.KindInvalid, "does not name its node"},
-	} {
-		res := result(t, rep, tt.id.Ref())
-		if res.Kind != tt.kind || !strings.Contains(res.Reason, tt.reason) {
-			t.Errorf("%s: result %+v, want %s with reason containing %q", tt.id, res, tt.kind, tt.reason)
-		}
-		exists := chaintest.Git(t, repos.B, "for-each-ref", tt.id.Ref()) != ""
-		if exists != (tt.kind == uwfsync.KindNew) {
-			t.Errorf("%s exists in B = %v after a %s result", tt.id, exists, res.Kind)
-		}
-	}
+	})
 
 	// A forged claim on a step of a thread B already has does not move it.
 	before := chaintest.Git(t, repos.B, "rev-parse", th.ID.Ref())
 	next := review(t, a, th.ID, "rejected", "again")
-	msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", next.Commit.String())
-	forged := chaintest.Git(t, repos.A, "commit-tree", next.Commit.String()+"^{tree}", "-p", before,
-		"-m", replace(nextTrailerLine, chain.NextTrailer+": finish")(msg))
-	chaintest.Git(t, repos.A, "update-ref", th.ID.Ref(), forged)
-	chaintest.Git(t, repos.A, "push", "-q", "-f", "origin", th.ID.Ref())
+	forgeStep(t, repos.A, th.ID, next.Commit, before, replace(nextTrailerLine, chain.NextTrailer+": finish"))
 	rep = mustFetch(t, b)
 	if res := result(t, rep, th.ID.Ref()); res.Kind != uwfsync.KindInvalid || !strings.Contains(res.Reason, chain.NextTrailer) {
 		t.Errorf("forged step: result %+v, want invalid for its %s trailer", res, chain.NextTrailer)

@@ -33,15 +33,8 @@ func TestFetchChecksStartTrailers(t *testing.T) {
 		develop(t, a, th.ID, prompt)
 		return th
 	}
-	// forge points a new thread ref at a copy of ref's head whose message
-	// edit rewrites.
 	forge := func(ref string, edit func(string) string) chain.ThreadID {
-		head := chaintest.Git(t, repos.A, "rev-parse", ref)
-		msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", head)
-		c := chaintest.Git(t, repos.A, "commit-tree", head+"^{tree}", "-p", head+"^", "-m", edit(msg))
-		id := chain.NewThreadID(a.Now())
-		chaintest.Git(t, repos.A, "update-ref", id.Ref(), c)
-		return id
+		return forgeThread(t, a, repos.A, ref, edit)
 	}
 	replace := func(value string) func(string) string {
 		return func(msg string) string {
@@ -63,11 +56,7 @@ func TestFetchChecksStartTrailers(t *testing.T) {
 	chaintest.Git(t, repos.A, "push", "-q", "origin", "refs/uwf/*:refs/uwf/*")
 
 	rep := mustFetch(t, b)
-	for _, tt := range []struct {
-		id     chain.ThreadID
-		kind   uwfsync.Kind
-		reason string
-	}{
+	wantResults(t, rep, repos.B, []wantResult{
 		{th.ID, uwfsync.KindNew, ""},
 		{other.ID, uwfsync.KindNew, ""},
 		{old, uwfsync.KindNew, ""},
@@ -75,25 +64,12 @@ func TestFetchChecksStartTrailers(t *testing.T) {
 		{otherBranch, uwfsync.KindInvalid, `names the branch "elsewhere"`},
 		{noBranch, uwfsync.KindInvalid, `names the branch ""`},
 		{malformed, uwfsync.KindInvalid, "malformed " + chain.StartTrailer},
-	} {
-		res := result(t, rep, tt.id.Ref())
-		if res.Kind != tt.kind || !strings.Contains(res.Reason, tt.reason) {
-			t.Errorf("%s: result %+v, want %s with reason containing %q", tt.id, res, tt.kind, tt.reason)
-		}
-		exists := chaintest.Git(t, repos.B, "for-each-ref", tt.id.Ref()) != ""
-		if exists != (tt.kind == uwfsync.KindNew) {
-			t.Errorf("%s exists in B = %v after a %s result", tt.id, exists, res.Kind)
-		}
-	}
+	})
 
 	// A forged step on a thread B already has does not move it.
 	before := chaintest.Git(t, repos.B, "rev-parse", th.ID.Ref())
 	next := develop(t, a, th.ID, "next")
-	msg := chaintest.Git(t, repos.A, "log", "-1", "--format=%B", next.Commit.String())
-	forged := chaintest.Git(t, repos.A, "commit-tree", next.Commit.String()+"^{tree}", "-p", before,
-		"-m", replace(other.Head.Commit.String()+" main")(msg))
-	chaintest.Git(t, repos.A, "update-ref", th.ID.Ref(), forged)
-	chaintest.Git(t, repos.A, "push", "-q", "-f", "origin", th.ID.Ref())
+	forgeStep(t, repos.A, th.ID, next.Commit, before, replace(other.Head.Commit.String()+" main"))
 	rep = mustFetch(t, b)
 	if res := result(t, rep, th.ID.Ref()); res.Kind != uwfsync.KindInvalid || !strings.Contains(res.Reason, chain.StartTrailer) {
 		t.Errorf("forged step: result %+v, want invalid for its %s trailer", res, chain.StartTrailer)

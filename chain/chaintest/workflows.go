@@ -30,3 +30,33 @@ graph:
     done: {role: $END, prompt: "Finished."}
     blocked: {role: planner, prompt: "Plan again: {{notes}}"}
 `
+
+// SkipYAML routes on conditions over the whole chain: the worker ends the
+// thread when an earlier planner step said to skip, so routing its head
+// step alone would get it wrong.
+const SkipYAML = `name: skip
+roles:
+  planner:
+    frontmatter:
+      type: object
+      properties:
+        skip: {type: boolean}
+      required: [skip]
+  worker:
+    frontmatter:
+      type: object
+      properties:
+        summary: {type: string}
+conditions:
+  skip:
+    description: the planner said to skip
+    expression: "$last('planner').skip = true"
+graph:
+  $START:
+    - {role: planner, prompt: "Plan."}
+  planner:
+    - {role: worker, prompt: "Work."}
+  worker:
+    - {role: $END, condition: skip, prompt: "Skipped."}
+    - {role: worker, prompt: "Again."}
+`
