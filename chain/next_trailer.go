@@ -107,9 +107,10 @@ func parseNextTrailerValue(v string) (nextClaim, bool) {
 	return nextClaim{}, false
 }
 
-// isClaimedRole reports whether a claim may name role: a role name as
-// workflows spell them (letters, digits, '_' and '-'), or $START, short
-// enough for one trailer line. Nothing in it is changed by message.
+// isClaimedRole reports whether a claim may name role: ASCII letters,
+// digits, '_', '-' and '$' (role names as workflows spell them, and
+// $START), short enough for one trailer line. Nothing in it is changed by
+// message.
 func isClaimedRole(role string) bool {
 	if role == "" || len(role) > maxTrailerValue-len("pause ") {
 		return false
@@ -273,20 +274,20 @@ func (r *Repo) checkNext(ctx context.Context, t *Thread, v, msg string) error {
 	return nil
 }
 
-// checkNextClaim checks the Uwf-Next trailer of the commit of e, as sync
-// checks a fetched one. Fork uses it: the fork's head is that commit.
+// checkNextClaim checks the Uwf-Next trailer of the commit of e as sync
+// checks a fetched one, against the root of its chain, found by walking
+// first parents. Fork uses it: the fork's head is that commit.
 func (r *Repo) checkNextClaim(ctx context.Context, e *Entry) error {
 	c, err := gitobj.GetCommit(r.Store.Storer(), e.Commit)
 	if err != nil {
 		return fmt.Errorf("read commit %s: %w", e.Commit, err)
 	}
-	v := trailerValue(c.Message, NextTrailer)
-	if v == "" {
+	if trailerValue(c.Message, NextTrailer) == "" {
 		return nil
 	}
-	t, err := r.ThreadAt(ctx, ThreadID(trailerValue(c.Message, threadTrailer)), e.Commit)
+	root, _, err := r.rootCommit(ctx, e.Commit)
 	if err != nil {
-		return err
+		return fmt.Errorf("find the start commit of %s: %w", e.Commit, err)
 	}
-	return r.checkNext(ctx, t, v, c.Message)
+	return r.NextClaims(ThreadID(trailerValue(c.Message, threadTrailer)), root).Check(ctx, e, c.Message)
 }

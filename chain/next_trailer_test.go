@@ -94,9 +94,12 @@ func TestNextTrailerWritten(t *testing.T) {
 	})
 	t.Run("conditions see the whole chain", func(t *testing.T) {
 		th := start(skip)
-		want(t, chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": false}, ""), "")
+		// The worker's step routes to the end on the planner's word.
+		want(t, chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": true}, ""), "")
 		want(t, chaintest.Step(t, r, th.ID, "worker", map[string]any{"summary": "s"}, ""), "")
-		cur, err := r.Thread(ctx, th.ID)
+		other := start(skip)
+		want(t, chaintest.Step(t, r, other.ID, "planner", map[string]any{"skip": false}, ""), "")
+		cur, err := r.Thread(ctx, other.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,5 +374,6 @@ func TestNextClaims(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "pins another start node or workflow") {
 			t.Errorf("a claim on a commit pinning another workflow: %v, want it refused", err)
 		}
+		wantFork(t, r, gitobj.NewHash(c), "pins another start node or workflow")
 	})
 }

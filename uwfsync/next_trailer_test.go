@@ -2,6 +2,9 @@ package uwfsync_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,5 +95,67 @@ func TestFetchChecksNextTrailers(t *testing.T) {
 	}
 	if got := chaintest.Git(t, repos.B, "rev-parse", th.ID.Ref()); got != before {
 		t.Errorf("B's %s moved to %s on a forged step, want %s", th.ID, got, before)
+	}
+}
+
+// TestFetchedClaimsList: a clone that fetched threads lists them cold from
+// their heads' claims (enough threads for the listing's batch path), and
+// shows what the clone that wrote them shows: state, role, head and prompt.
+func TestFetchedClaimsList(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repos := synctest.ReposAndRemote(t)
+	a, b := chaintest.Open(t, repos.A), chaintest.Open(t, repos.B)
+	info := register(t, a, "")
+	for i := range 33 {
+		th, err := a.StartThread(ctx, info, fmt.Sprintf("task %d", i), "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		develop(t, a, th.ID, "first")
+		switch i % 3 {
+		case 1:
+			review(t, a, th.ID, "rejected", "again")
+		case 2:
+			review(t, a, th.ID, "approved", "fine")
+		}
+	}
+	chaintest.Git(t, repos.A, "push", "-q", "origin", "refs/uwf/*:refs/uwf/*")
+	mustFetch(t, b)
+	list := func(r *chain.Repo, dir string) map[chain.ThreadID]chain.Summary {
+		t.Helper()
+		if err := os.RemoveAll(filepath.Join(dir, ".git", "uwf", "cache")); err != nil {
+			t.Fatal(err)
+		}
+		sums, err := r.List(ctx, chain.ListOptions{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[chain.ThreadID]chain.Summary{}
+		for _, s := range sums {
+			out[s.Thread] = s
+		}
+		return out
+	}
+	want, got := list(a, repos.A), list(chaintest.Open(t, repos.B), repos.B)
+	if len(got) != 33 || len(want) != 33 {
+		t.Fatalf("B lists %d threads and A %d, want 33 each", len(got), len(want))
+	}
+	counts := map[string]int{}
+	for id, w := range want {
+		g := got[id]
+		role := func(s chain.Summary) string {
+			if s.CurrentRole == nil {
+				return ""
+			}
+			return *s.CurrentRole
+		}
+		if g.Status != w.Status || role(g) != role(w) || g.Head != w.Head || g.HeadCommit != w.HeadCommit || g.Prompt != w.Prompt {
+			t.Errorf("%s: B lists %s %q head %s, A %s %q head %s", id, g.Status, role(g), g.Head, w.Status, role(w), w.Head)
+		}
+		counts[string(w.Status)+" "+role(w)]++
+	}
+	if counts["idle reviewer"] != 11 || counts["idle developer"] != 11 || counts["completed "] != 11 {
+		t.Errorf("A lists %v, want 11 idle at each role and 11 completed", counts)
 	}
 }
