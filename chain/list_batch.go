@@ -72,7 +72,7 @@ type headRead struct {
 	// alias, when nextClaimed: the head node, the nodes/ tree and the
 	// output are then not read (next_trailer.go).
 	next        nextClaim
-	node        string
+	node        objects.Alias
 	nextClaimed bool
 	thread      Thread
 	out         cachedSummary
@@ -587,7 +587,7 @@ func (r *Repo) decodeClaimedHead(ctx context.Context, h *headRead, startNode dec
 	if h.next.status == StatusCancelled {
 		e.Kind = KindCancel
 	}
-	e.Node = objects.Node{OID: h.root.node, Alias: objects.Alias(h.node)}
+	e.Node = objects.Node{OID: h.root.node, Alias: h.node}
 	h.thread = Thread{ID: h.id, Head: e}
 	t := &h.thread
 	if !setStart(t, startNode.n) || !r.pinWorkflow(ctx, t, h.root.workflow) {

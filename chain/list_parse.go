@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/internal/gitobj"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
+	"github.com/git-uwf/git-uwf/objects"
 )
 
 // Parse helpers of the list batch path (list_batch.go); no state.
@@ -38,7 +39,7 @@ type commitHead struct {
 	// the thread's state (next_trailer.go), and node the alias its
 	// Uwf-Node trailer names, when nextClaimed is true.
 	next        nextClaim
-	node        string
+	node        objects.Alias
 	nextClaimed bool
 }
 
@@ -94,7 +95,7 @@ func parseCommit(o gitrepo.Object) (commitHead, bool) {
 		}
 		if c.parents > 0 && bytes.Contains(msg, []byte("\n"+NextTrailer+": ")) {
 			c.next, c.node, c.nextClaimed = claimedNext(inPlace)
-			c.next.role, c.node = strings.Clone(c.next.role), strings.Clone(c.node)
+			c.next.role, c.node = strings.Clone(c.next.role), objects.Alias(strings.Clone(string(c.node)))
 		}
 	}
 	return c, true

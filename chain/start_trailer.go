@@ -105,24 +105,3 @@ func CheckStartTrailer(msg string, root gitobj.Hash, rootMsg string) error {
 	}
 	return nil
 }
-
-// checkStartClaim checks the Uwf-Start trailer of commit against the root
-// of its chain, found by walking first parents (claims on the way are not
-// trusted). A commit without the trailer passes. Fork uses it: a fork's
-// later steps copy the claim of the commit it starts from, and a listing
-// takes that claim for the fork's start.
-func (r *Repo) checkStartClaim(ctx context.Context, commit gitobj.Hash) error {
-	s := r.Store.Storer()
-	c, err := gitobj.GetCommit(s, commit)
-	if err != nil {
-		return fmt.Errorf("read commit %s: %w", commit, err)
-	}
-	if len(c.ParentHashes) == 0 || trailerValue(c.Message, StartTrailer) == "" {
-		return nil
-	}
-	startID, start, err := r.rootCommit(ctx, c.ParentHashes[0])
-	if err != nil {
-		return fmt.Errorf("find the start commit of %s: %w", commit, err)
-	}
-	return CheckStartTrailer(c.Message, startID, start.Message)
-}

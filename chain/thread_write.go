@@ -343,12 +343,7 @@ func (r *Repo) Fork(ctx context.Context, commit gitobj.Hash) (*Thread, error) {
 	if e.Kind == KindCancel {
 		return nil, fmt.Errorf("cannot fork from a cancel commit %s; fork from a step", commit)
 	}
-	if err := r.checkStartClaim(ctx, commit); err != nil {
-		return nil, fmt.Errorf("cannot fork from %s: %w", commit, err)
-	}
-	// The fork's head is this commit, so a listing would show its
-	// Uwf-Next claim as the fork's state.
-	if err := r.checkNextClaim(ctx, e); err != nil {
+	if err := r.checkForkClaims(ctx, e); err != nil {
 		return nil, fmt.Errorf("cannot fork from %s: %w", commit, err)
 	}
 	id := NewThreadID(r.now())
@@ -356,6 +351,31 @@ func (r *Repo) Fork(ctx context.Context, commit gitobj.Hash) (*Thread, error) {
 		return nil, fmt.Errorf("create fork ref: %w", err)
 	}
 	return r.Thread(ctx, id)
+}
+
+// checkForkClaims checks the trailers of e's commit that a listing takes on
+// trust, as sync checks a fetched chain's: its Uwf-Start against the root of
+// its chain, found by walking first parents once (claims on the way are not
+// trusted), and its Uwf-Next against routing it. A fork copies the first
+// into its later steps, and its head is this commit, whose claim a listing
+// shows as the fork's state. A commit without either trailer passes, and so
+// does a start commit, whose claims no listing reads.
+func (r *Repo) checkForkClaims(ctx context.Context, e *Entry) error {
+	c, err := gitobj.GetCommit(r.Store.Storer(), e.Commit)
+	if err != nil {
+		return fmt.Errorf("read commit %s: %w", e.Commit, err)
+	}
+	if len(c.ParentHashes) == 0 || trailerValue(c.Message, StartTrailer) == "" && trailerValue(c.Message, NextTrailer) == "" {
+		return nil
+	}
+	rootID, root, err := r.rootCommit(ctx, c.ParentHashes[0])
+	if err != nil {
+		return fmt.Errorf("find the start commit of %s: %w", e.Commit, err)
+	}
+	if err := CheckStartTrailer(c.Message, rootID, root.Message); err != nil {
+		return err
+	}
+	return r.NextClaims(ThreadID(trailerValue(c.Message, threadTrailer)), rootID).Check(ctx, e, c.Message)
 }
 
 // textNode reads a text node that is not (yet) in any commit.
