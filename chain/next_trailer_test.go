@@ -329,29 +329,36 @@ func TestNextClaims(t *testing.T) {
 		}
 	}
 
-	t.Run("as written", func(t *testing.T) {
-		th, err := r.StartThread(ctx, loop, "loop", dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
-		chaintest.Step(t, r, th.ID, "reviewer", map[string]any{"$status": "rejected", "comments": "c"}, "")
-		cancel(t, th.ID)
-		if err := check(t, th.ID); err != nil {
-			t.Errorf("claims of a chain git-uwf wrote: %v", err)
-		}
-	})
-	t.Run("a cancel where conditions route", func(t *testing.T) {
-		th, err := r.StartThread(ctx, skip, "skip", dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": false}, "")
-		cancel(t, th.ID)
-		if err := check(t, th.ID); err != nil {
-			t.Errorf("claims of a cancelled transitions chain: %v", err)
-		}
-	})
+	// Chains git-uwf writes pass, a cancel in any workflow included.
+	type step struct {
+		role   string
+		output map[string]any
+	}
+	for _, tt := range []struct {
+		name  string
+		info  *chain.WorkflowInfo
+		steps []step
+	}{
+		{"as written", loop, []step{
+			{"developer", map[string]any{"$status": "review_needed", "summary": "s"}},
+			{"reviewer", map[string]any{"$status": "rejected", "comments": "c"}},
+		}},
+		{"a cancel where conditions route", skip, []step{{"planner", map[string]any{"skip": false}}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			th, err := r.StartThread(ctx, tt.info, tt.name, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range tt.steps {
+				chaintest.Step(t, r, th.ID, st.role, st.output, "")
+			}
+			cancel(t, th.ID)
+			if err := check(t, th.ID); err != nil {
+				t.Errorf("claims of a chain git-uwf wrote: %v", err)
+			}
+		})
+	}
 	t.Run("another pinned workflow", func(t *testing.T) {
 		th, err := r.StartThread(ctx, loop, "pinned", dir)
 		if err != nil {
