@@ -43,6 +43,20 @@ func registerIn(t *testing.T, r *chain.Repo, name, yamlText string) *chain.Workf
 	return info
 }
 
+// cancelThread cancels thread id at its head and returns the cancel.
+func cancelThread(t *testing.T, r *chain.Repo, id chain.ThreadID) *chain.Entry {
+	t.Helper()
+	cur, err := r.Thread(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Cancel(context.Background(), cur, "enough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // TestNextTrailerWritten checks the claim each step and cancel commit
 // carries: the next role, a pause, the end or the cancel, and none on a
 // start commit or in a workflow whose routing sees more than the head step.
@@ -82,14 +96,7 @@ func TestNextTrailerWritten(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		th := start(loop)
 		chaintest.Step(t, r, th.ID, "developer", map[string]any{"$status": "review_needed", "summary": "s"}, "")
-		cur, err := r.Thread(ctx, th.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := r.Cancel(ctx, cur, "enough")
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := cancelThread(t, r, th.ID)
 		want(t, e, "cancel")
 	})
 	t.Run("conditions see the whole chain", func(t *testing.T) {
@@ -99,14 +106,7 @@ func TestNextTrailerWritten(t *testing.T) {
 		want(t, chaintest.Step(t, r, th.ID, "worker", map[string]any{"summary": "s"}, ""), "")
 		other := start(skip)
 		want(t, chaintest.Step(t, r, other.ID, "planner", map[string]any{"skip": false}, ""), "")
-		cur, err := r.Thread(ctx, other.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := r.Cancel(ctx, cur, "enough")
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := cancelThread(t, r, other.ID)
 		want(t, e, "cancel") // a cancel's state does not depend on routing
 	})
 	t.Run("templates that read the body", func(t *testing.T) {
@@ -160,13 +160,7 @@ func TestListReadsNextTrailer(t *testing.T) {
 		{name: "cancelled", build: func(p string) chain.ThreadID {
 			th := start(loop, p)
 			developer(th.ID)
-			cur, err := r.Thread(ctx, th.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.Cancel(ctx, cur, "enough"); err != nil {
-				t.Fatal(err)
-			}
+			cancelThread(t, r, th.ID)
 			return th.ID
 		}},
 		{name: "failed attempt", build: func(p string) chain.ThreadID {
@@ -184,13 +178,7 @@ func TestListReadsNextTrailer(t *testing.T) {
 		{name: "cancelled where conditions route", build: func(p string) chain.ThreadID {
 			th := start(skip, p)
 			chaintest.Step(t, r, th.ID, "planner", map[string]any{"skip": false}, "")
-			cur, err := r.Thread(ctx, th.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.Cancel(ctx, cur, "enough"); err != nil {
-				t.Fatal(err)
-			}
+			cancelThread(t, r, th.ID)
 			return th.ID
 		}},
 		{name: "no claim", build: func(p string) chain.ThreadID { th := start(loop, p); developer(th.ID); return th.ID }, edit: withoutNext},
@@ -318,16 +306,6 @@ func TestNextClaims(t *testing.T) {
 		}
 		return nil
 	}
-	cancel := func(t *testing.T, id chain.ThreadID) {
-		t.Helper()
-		cur, err := r.Thread(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Cancel(ctx, cur, "enough"); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	// Chains git-uwf writes pass, a cancel in any workflow included.
 	type step struct {
@@ -353,7 +331,7 @@ func TestNextClaims(t *testing.T) {
 			for _, st := range tt.steps {
 				chaintest.Step(t, r, th.ID, st.role, st.output, "")
 			}
-			cancel(t, th.ID)
+			cancelThread(t, r, th.ID)
 			if err := check(t, th.ID); err != nil {
 				t.Errorf("claims of a chain git-uwf wrote: %v", err)
 			}
