@@ -456,7 +456,7 @@ func packBytes(bare string) int64 {
 	return n
 }
 
-func (b *bench) syncFigure(ctx context.Context) error {
+func (b *bench) syncFigure(ctx context.Context) (err error) {
 	f, err := b.bigFixture(ctx)
 	if err != nil {
 		return err
@@ -478,6 +478,15 @@ func (b *bench) syncFigure(ctx context.Context) error {
 	if _, err := git(f.dir, nil, "remote", "add", "origin", bare); err != nil {
 		return err
 	}
+	// The fixture is shared with the figures after this one, and with
+	// later runs (-fixtures): leave it without the remote and its 10,000
+	// remote-tracking refs, whose presence makes every command check for
+	// fetched threads to take over (a git process and a listing more).
+	defer func() {
+		if _, rerr := git(f.dir, nil, "remote", "remove", "origin"); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
 	if _, err := proc(f.dir, nil, b.bin, "remote", "setup", "origin"); err != nil {
 		return err
 	}
