@@ -117,7 +117,7 @@ func (r *Repo) RecordAttempt(ctx context.Context, t *Thread, a Attempt) (gitobj.
 	tb.subtree("workflow", t.Workflow.Tree)
 	tb.nodes("nodes", set)
 	trailers := []Trailer{{"Uwf-Thread", string(t.ID)}, {"Uwf-Role", a.Role}, {"Uwf-Status", "failed"},
-		{"Uwf-Agent", a.Agent}, {"Uwf-Node", string(ref.Alias)}}
+		{"Uwf-Agent", a.Agent}, {nodeTrailer, string(ref.Alias)}}
 	if a.Step != "" {
 		n, err := r.Store.Get(a.Step)
 		if err != nil {

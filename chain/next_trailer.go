@@ -46,7 +46,8 @@ import (
 // NextTrailer states the moderator's decision on a step or cancel commit.
 const NextTrailer = "Uwf-Next"
 
-// nodeTrailer names the commit's own node by its alias.
+// nodeTrailer names, by its alias, the node a commit records: on every
+// thread, attempt and workflow commit git-uwf writes.
 const nodeTrailer = "Uwf-Node"
 
 // nextClaim is a parsed Uwf-Next value: the state it gives a thread whose

@@ -88,7 +88,7 @@ func (r *Repo) RollbackWorkflow(ctx context.Context, name, to string) (*Rollback
 		return nil, fmt.Errorf("version %s of workflow %q: %w", target.Hash, name, err)
 	}
 	msg := message(fmt.Sprintf("workflow %s: roll back to %s", name, target.Hash), info.Workflow.Description,
-		Trailer{"Uwf-Workflow", name}, Trailer{"Uwf-Node", string(target.Hash)}, Trailer{"Uwf-Rollback-From", string(cur.Hash)})
+		Trailer{"Uwf-Workflow", name}, Trailer{nodeTrailer, string(target.Hash)}, Trailer{"Uwf-Rollback-From", string(cur.Hash)})
 	commit, err := r.writeCommit(ctx, old.TreeHash, []gitobj.Hash{tip}, msg)
 	if err != nil {
 		return nil, err

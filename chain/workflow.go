@@ -122,7 +122,7 @@ func (r *Repo) RegisterWorkflow(ctx context.Context, w *moderator.Workflow) (inf
 		parents = []gitobj.Hash{tip}
 	}
 	msg := message(fmt.Sprintf("workflow %s: %d roles", w.Name, len(w.Roles)), w.Description,
-		Trailer{"Uwf-Workflow", w.Name}, Trailer{"Uwf-Node", string(info.Alias)})
+		Trailer{"Uwf-Workflow", w.Name}, Trailer{nodeTrailer, string(info.Alias)})
 	commit, err := r.writeCommit(ctx, info.Tree, parents, msg)
 	if err != nil {
 		return nil, false, err
