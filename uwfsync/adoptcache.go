@@ -16,6 +16,7 @@ import (
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/internal/atomicfile"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 // The adopted record of a remote remembers which remote-tracking values
@@ -59,6 +60,30 @@ func refLines(names []string, values map[string]string) []byte {
 // digestOf is the digest the record's header holds for lines.
 func digestOf(lines []byte) string {
 	return fmt.Sprintf("%016x", xxhash.Sum64(lines))
+}
+
+// listedDigest is digestOf(refLines(...)) of the remote-tracking refs of
+// remote as listed (sorted by name, as for-each-ref and ReadRefs list
+// them), computed as the lines stream past: the check every command makes
+// when nothing was fetched builds neither the lines nor a map of the refs.
+// ok is false when refs are not sorted, and the caller then takes the long
+// way.
+func listedDigest(remote string, refs []gitrepo.RefEntry) (digest string, ok bool) {
+	prefix := trackingPrefix(remote)
+	d := xxhash.New()
+	prev := ""
+	for i, r := range refs {
+		name := strings.TrimPrefix(r.Name, prefix)
+		if i > 0 && name <= prev {
+			return "", false
+		}
+		prev = name
+		_, _ = d.WriteString(r.OID)
+		_, _ = d.WriteString(" " + chain.RefPrefix)
+		_, _ = d.WriteString(name)
+		_, _ = d.WriteString("\n")
+	}
+	return fmt.Sprintf("%016x", d.Sum64()), true
 }
 
 // readAdoptedDigest returns the digest in the header of the record, "" when
@@ -181,10 +206,15 @@ func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report
 	if err != nil {
 		return nil, fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
 	}
+	path := adoptedPath(repo, remote)
+	recorded := readAdoptedDigest(path)
+	digest, sorted := listedDigest(remote, tracking)
+	if sorted && digest == recorded {
+		return nil, nil
+	}
 	st := &refState{}
 	st.setTracking(remote, tracking)
-	path := adoptedPath(repo, remote)
-	if readAdoptedDigest(path) == digestOf(refLines(st.trackingOrder, st.tracking)) {
+	if !sorted && recorded == digestOf(refLines(st.trackingOrder, st.tracking)) {
 		return nil, nil
 	}
 	done := readAdopted(path, remote)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
 func TestForkID(t *testing.T) {
@@ -90,5 +91,54 @@ func TestParsePorcelain(t *testing.T) {
 				t.Errorf("parsePorcelain = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestListedDigest checks that the digest the adopt check computes from a
+// listing as it streams past is the one the record holds for the same
+// refs (digestOf(refLines(...))), and that a listing out of order is left
+// to the long way.
+func TestListedDigest(t *testing.T) {
+	const remote = "origin"
+	oid := func(c string) string { return strings.Repeat(c, 40) }
+	tracking := func(names ...string) []gitrepo.RefEntry {
+		var refs []gitrepo.RefEntry
+		for i, n := range names {
+			refs = append(refs, gitrepo.RefEntry{Name: trackingPrefix(remote) + n, OID: oid(string(rune('a' + i%6)))})
+		}
+		return refs
+	}
+	tests := []struct {
+		name   string
+		refs   []gitrepo.RefEntry
+		sorted bool
+	}{
+		{"none", nil, true},
+		{"one", tracking("threads/01A"), true},
+		{"threads and workflows", tracking("threads/01A", "threads/01B", "threads/01B-fork", "workflows/loop"), true},
+		{"out of order", tracking("threads/01B", "threads/01A"), false},
+		{"twice", tracking("threads/01A", "threads/01A"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, sorted := listedDigest(remote, tt.refs)
+			if sorted != tt.sorted {
+				t.Fatalf("listedDigest sorted = %v, want %v", sorted, tt.sorted)
+			}
+			if !sorted {
+				return
+			}
+			st := &refState{}
+			st.setTracking(remote, tt.refs)
+			if want := digestOf(refLines(st.trackingOrder, st.tracking)); got != want {
+				t.Errorf("listedDigest = %s, the record's digest of the same refs = %s", got, want)
+			}
+		})
+	}
+	a, _ := listedDigest(remote, tracking("threads/01A"))
+	moved := tracking("threads/01A")
+	moved[0].OID = oid("f")
+	if b, _ := listedDigest(remote, moved); a == b {
+		t.Errorf("a moved ref keeps the digest %s", a)
 	}
 }
