@@ -157,6 +157,7 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 		return nil, false, err
 	}
 	starts := make([]int, len(patterns))
+	ends := make([]int, len(patterns))
 	size := len(loose)
 	for i, p := range patterns {
 		base := strings.TrimSuffix(p, "/")
@@ -164,15 +165,26 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 		if start < 0 || end < 0 {
 			return nil, false, nil
 		}
-		starts[i] = start
+		starts[i], ends[i] = start, end
 		size += strings.Count(rr.packed.data[start:end], "\n")
 	}
+	// listed is what the records are read from: packed-refs, or a copy of
+	// the part of it the listing covers.
+	listed := rr.packed
 	if p := rr.packed; p.mapped && size-len(loose) > listCopyFrom {
 		// Names from a mapping are copied one by one; for a long listing
-		// one copy of the file costs less time and memory. The offsets
-		// stay the same. The mapping's pages read so far are given back,
-		// so that the file is not resident twice.
-		rr.packed = &packedRefs{data: strings.Clone(p.data), sorted: p.sorted, err: p.err}
+		// one copy of the records it covers (from the first one's start to
+		// the last one's end, which holds whole records, in order) costs
+		// less time and memory, and the offsets move by where the copy
+		// starts. Not the whole file: a listing of one namespace in a file
+		// that also holds another (a clone's remote-tracking refs beside
+		// its threads) would copy both. The mapping's pages read so far
+		// are given back, so that they are not resident twice.
+		lo, hi := slices.Min(starts), slices.Max(ends)
+		listed = &packedRefs{data: strings.Clone(p.data[lo:hi]), sorted: true}
+		for i := range starts {
+			starts[i] -= lo
+		}
 		mmapfile.DropPages(p.pages)
 	}
 	out := make([]RefEntry, 0, size)
@@ -182,7 +194,7 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 			return nil, false, nil
 		}
 		var bad bool
-		rr.packed.scan(starts[i], func(oid, name string) bool {
+		listed.scan(starts[i], func(oid, name string) bool {
 			if !strings.HasPrefix(name, base) {
 				return false // past the range: records are in name order
 			}
@@ -199,7 +211,7 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 			}
 			return true
 		})
-		if bad || rr.packed.err != nil {
+		if bad || listed.err != nil {
 			return nil, false, nil
 		}
 	}

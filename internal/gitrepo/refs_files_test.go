@@ -390,3 +390,78 @@ func TestValidRefNameMatchesGit(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRefsLongListingOfMappedFile lists namespaces of a packed-refs
+// file large enough to be mapped, with more records than listCopyFrom, so
+// that the listing reads a copy of the records it covers: one namespace
+// of two (a clone's threads beside its remote-tracking refs), both, one
+// with loose refs over it, and sets of patterns whose ranges lie apart or
+// are empty. Each must be what git for-each-ref lists.
+func TestReadRefsLongListingOfMappedFile(t *testing.T) {
+	main := initRepo(t)
+	commit := git(t, main, "rev-parse", "HEAD")
+	git(t, main, "tag", "-a", "-m", "annotated", "v1", commit)
+	tag := git(t, main, "rev-parse", "refs/tags/v1")
+	per := listCopyFrom + 2000
+	var names []string
+	for _, ns := range []string{"refs/remotes/origin/uwf/threads/", "refs/uwf/threads/"} {
+		for i := range per {
+			names = append(names, fmt.Sprintf("%s01J%023d", ns, i))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	for _, n := range names[:per] {
+		fmt.Fprintf(&b, "%s %s\n", commit, n)
+	}
+	fmt.Fprintf(&b, "%s refs/tags/v1\n^%s\n", tag, commit) // a peeled record between the two
+	for _, n := range names[per:] {
+		fmt.Fprintf(&b, "%s %s\n", commit, n)
+	}
+	common := filepath.Join(main, ".git")
+	if err := os.WriteFile(filepath.Join(common, "packed-refs"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(common, "refs", "tags", "v1")); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() < mapPackedRefsFrom {
+		t.Fatalf("packed-refs of %d bytes is not mapped (from %d)", b.Len(), mapPackedRefsFrom)
+	}
+	git(t, main, "commit", "-q", "--allow-empty", "-m", "two")
+	git(t, main, "update-ref", names[per+7], "HEAD")             // loose over packed
+	git(t, main, "update-ref", "refs/uwf/threads/loose", "HEAD") // loose only
+	files := NewRefFiles(common)
+	for _, p := range [][]string{
+		{"refs/uwf/threads/"},
+		{"refs/remotes/origin/uwf/"},
+		{"refs/uwf/threads/", "refs/remotes/origin/uwf/"},
+		{"refs/remotes/", "refs/tags/", "refs/uwf/"},
+		{"refs/uwf/threads/", "refs/nothing/"},
+		{"refs/heads/", "refs/uwf/threads/"},
+	} {
+		want := forEachRef(t, main, p...)
+		for name, list := range map[string]func(...string) ([]RefEntry, bool, error){
+			"ReadRefs":      func(p ...string) ([]RefEntry, bool, error) { return ReadRefs(common, p...) },
+			"RefFiles.List": files.List,
+		} {
+			got, ok, err := list(p...)
+			if err != nil || !ok {
+				t.Fatalf("%s(%v): ok=%v err=%v", name, p, ok, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s(%v): %d refs, git lists %d; first difference at %d", name, p, len(got), len(want), firstDiff(got, want))
+			}
+		}
+	}
+}
+
+// firstDiff is the index of the first entry in which a and b differ.
+func firstDiff(a, b []RefEntry) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
