@@ -62,26 +62,23 @@ func digestOf(lines []byte) string {
 	return fmt.Sprintf("%016x", xxhash.Sum64(lines))
 }
 
-// listedDigest is digestOf(refLines(...)) of the remote-tracking refs of
-// remote as listed (sorted by name, as for-each-ref and ReadRefs list
-// them), computed as the lines stream past: the check every command makes
-// when nothing was fetched builds neither the lines nor a map of the refs.
-// ok is false when refs are not sorted, and the caller then takes the long
-// way.
-func listedDigest(remote string, refs []gitrepo.RefEntry) (digest string, ok bool) {
+// trackedDigest is digestOf(refLines(...)) of the remote-tracking refs of
+// remote, computed from the ref files as they stream past
+// (gitrepo.RefFiles.Each): the check every command makes when nothing was
+// fetched copies no ref and builds neither the lines nor a map of them.
+// ok is false when the files cannot answer that way, and the caller then
+// lists the refs.
+func trackedDigest(files *gitrepo.RefFiles, remote string) (digest string, ok bool) {
 	prefix := trackingPrefix(remote)
 	d := xxhash.New()
-	prev := ""
-	for i, r := range refs {
-		name := strings.TrimPrefix(r.Name, prefix)
-		if i > 0 && name <= prev {
-			return "", false
-		}
-		prev = name
-		_, _ = d.WriteString(r.OID)
+	ok, err := files.Each(prefix, func(name, oid string) {
+		_, _ = d.WriteString(oid)
 		_, _ = d.WriteString(" " + chain.RefPrefix)
-		_, _ = d.WriteString(name)
+		_, _ = d.WriteString(strings.TrimPrefix(name, prefix))
 		_, _ = d.WriteString("\n")
+	})
+	if !ok || err != nil {
+		return "", false
 	}
 	return fmt.Sprintf("%016x", d.Sum64()), true
 }
@@ -202,19 +199,19 @@ func AdoptFetched(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
 }
 
 func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report, error) {
+	path := adoptedPath(repo, remote)
+	recorded := readAdoptedDigest(path)
+	digest, streamed := trackedDigest(repo.RefFiles(), remote)
+	if streamed && digest == recorded {
+		return nil, nil
+	}
 	tracking, err := repo.ListRefs(ctx, trackingPrefix(remote))
 	if err != nil {
 		return nil, fmt.Errorf("list remote-tracking refs of %s: %w", remote, err)
 	}
-	path := adoptedPath(repo, remote)
-	recorded := readAdoptedDigest(path)
-	digest, sorted := listedDigest(remote, tracking)
-	if sorted && digest == recorded {
-		return nil, nil
-	}
 	st := &refState{}
 	st.setTracking(remote, tracking)
-	if !sorted && recorded == digestOf(refLines(st.trackingOrder, st.tracking)) {
+	if !streamed && recorded == digestOf(refLines(st.trackingOrder, st.tracking)) {
 		return nil, nil
 	}
 	done := readAdopted(path, remote)

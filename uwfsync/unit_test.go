@@ -1,6 +1,9 @@
 package uwfsync
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -94,51 +97,58 @@ func TestParsePorcelain(t *testing.T) {
 	}
 }
 
-// TestListedDigest checks that the digest the adopt check computes from a
-// listing as it streams past is the one the record holds for the same
-// refs (digestOf(refLines(...))), and that a listing out of order is left
-// to the long way.
-func TestListedDigest(t *testing.T) {
-	const remote = "origin"
-	oid := func(c string) string { return strings.Repeat(c, 40) }
-	tracking := func(names ...string) []gitrepo.RefEntry {
-		var refs []gitrepo.RefEntry
-		for i, n := range names {
-			refs = append(refs, gitrepo.RefEntry{Name: trackingPrefix(remote) + n, OID: oid(string(rune('a' + i%6)))})
+// TestTrackedDigest checks that the digest the adopt check streams from
+// the ref files is the one the record holds for the same refs
+// (digestOf(refLines(...)) of their listing), with packed and loose
+// remote-tracking refs, a loose one over a packed one and refs of another
+// remote beside them; that a moved ref changes it; and that a loose
+// symbolic ref among them is left to the listing.
+func TestTrackedDigest(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
-		return refs
+		return strings.TrimSpace(string(out))
 	}
-	tests := []struct {
-		name   string
-		refs   []gitrepo.RefEntry
-		sorted bool
-	}{
-		{"none", nil, true},
-		{"one", tracking("threads/01A"), true},
-		{"threads and workflows", tracking("threads/01A", "threads/01B", "threads/01B-fork", "workflows/loop"), true},
-		{"out of order", tracking("threads/01B", "threads/01A"), false},
-		{"twice", tracking("threads/01A", "threads/01A"), false},
+	run("init", "-q")
+	run("commit", "-q", "--allow-empty", "-m", "one")
+	one := run("rev-parse", "HEAD")
+	run("commit", "-q", "--allow-empty", "-m", "two")
+	two := run("rev-parse", "HEAD")
+	for _, r := range []string{"origin/uwf/threads/01A", "origin/uwf/threads/01B", "origin/uwf/workflows/loop", "other/uwf/threads/01A", "origin/main"} {
+		run("update-ref", "refs/remotes/"+r, one)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, sorted := listedDigest(remote, tt.refs)
-			if sorted != tt.sorted {
-				t.Fatalf("listedDigest sorted = %v, want %v", sorted, tt.sorted)
-			}
-			if !sorted {
-				return
-			}
-			st := &refState{}
-			st.setTracking(remote, tt.refs)
-			if want := digestOf(refLines(st.trackingOrder, st.tracking)); got != want {
-				t.Errorf("listedDigest = %s, the record's digest of the same refs = %s", got, want)
-			}
-		})
+	run("pack-refs", "--all")
+	run("update-ref", "refs/remotes/origin/uwf/threads/01B", two) // loose over packed
+	run("update-ref", "refs/remotes/origin/uwf/threads/01C", two) // loose only
+	common := filepath.Join(dir, ".git")
+	want := func() string {
+		t.Helper()
+		refs, ok, err := gitrepo.ReadRefs(common, trackingPrefix("origin"))
+		if err != nil || !ok {
+			t.Fatalf("ReadRefs: ok=%v err=%v", ok, err)
+		}
+		st := &refState{}
+		st.setTracking("origin", refs)
+		return digestOf(refLines(st.trackingOrder, st.tracking))
 	}
-	a, _ := listedDigest(remote, tracking("threads/01A"))
-	moved := tracking("threads/01A")
-	moved[0].OID = oid("f")
-	if b, _ := listedDigest(remote, moved); a == b {
-		t.Errorf("a moved ref keeps the digest %s", a)
+	got, ok := trackedDigest(gitrepo.NewRefFiles(common), "origin")
+	if !ok || got != want() {
+		t.Fatalf("trackedDigest = %s, %v; the record's digest of the listing = %s", got, ok, want())
+	}
+	run("update-ref", "refs/remotes/origin/uwf/threads/01A", two)
+	moved, ok := trackedDigest(gitrepo.NewRefFiles(common), "origin")
+	if !ok || moved == got || moved != want() {
+		t.Fatalf("after a move, trackedDigest = %s, %v (before %s); the listing's = %s", moved, ok, got, want())
+	}
+	run("symbolic-ref", "refs/remotes/origin/uwf/threads/01S", "refs/remotes/origin/uwf/threads/01A")
+	if d, ok := trackedDigest(gitrepo.NewRefFiles(common), "origin"); ok {
+		t.Errorf("with a loose symbolic ref, trackedDigest = %s; want it left to the listing", d)
 	}
 }

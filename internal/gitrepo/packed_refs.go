@@ -90,14 +90,22 @@ func (p *packedRefs) line(i int) (string, int, bool) {
 // scan calls fn for each record from offset start on, in name order, until
 // fn returns false or the data ends. A malformed record sets p.err.
 func (p *packedRefs) scan(start int, fn func(oid, name string) bool) {
+	if !p.mapped {
+		p.visit(start, fn)
+		return
+	}
+	p.visit(start, func(oid, name string) bool { return fn(strings.Clone(oid), strings.Clone(name)) })
+}
+
+// visit is scan without the copies: oid and name may lie in the mapping,
+// so they are valid during the call only, and the caller keeps p
+// reachable until visit returns.
+func (p *packedRefs) visit(start int, fn func(oid, name string) bool) {
 	for i := start; i < len(p.data) && p.err == nil; {
 		oid, name, next, ok := p.record(i)
 		if !ok {
 			p.err = errPackedRefs
 			return
-		}
-		if p.mapped {
-			oid, name = strings.Clone(oid), strings.Clone(name)
 		}
 		if !fn(oid, name) {
 			return

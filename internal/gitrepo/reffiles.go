@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,80 @@ func (f *RefFiles) List(patterns ...string) (refs []RefEntry, ok bool, err error
 // ListHash is ReadHashRefs with packed-refs kept between calls.
 func (f *RefFiles) ListHash(patterns ...string) (refs []RefEntry, ok bool, err error) {
 	return readRefs(f.common, patterns, false, f)
+}
+
+// Each calls fn for every ref pattern matches (as ReadRefs matches it), in
+// name order, with the object id its loose file or packed-refs holds,
+// without listing them first: name and oid may lie in the mapping of
+// packed-refs and are valid during the call only. A check of many refs
+// (the adopt check digests every remote-tracking ref on each command)
+// then costs neither a copy of their records nor an entry each.
+//
+// ok is false when ReadRefs could not answer, and also when a loose
+// symbolic ref matches: Each does not resolve them. What fn saw before
+// ok turned out false is to be thrown away. err is set when a ref file
+// could not be read.
+func (f *RefFiles) Each(pattern string, fn func(name, oid string)) (ok bool, err error) {
+	if !listable(pattern) || !isFilesBackend(f.common) {
+		return false, nil
+	}
+	base := strings.TrimSuffix(pattern, "/")
+	if !validRefName(base) {
+		return false, nil
+	}
+	rr := refReader{common: f.common, cache: f}
+	// Loose refs first, as readRefs reads them (see the concurrency note
+	// of ReadRefs).
+	loose := map[string]looseRef{}
+	if ok, err := rr.walkLoose(pattern, loose); !ok || err != nil {
+		return false, err
+	}
+	names := make([]string, 0, len(loose))
+	for name, l := range loose {
+		if l.target != "" {
+			return false, nil
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if err := rr.loadPacked(); err != nil {
+		return false, err
+	}
+	start := rr.packed.lowerBound(base)
+	if start < 0 {
+		return false, nil
+	}
+	next := 0 // the first loose name not yet passed on
+	bad := false
+	rr.packed.visit(start, func(oid, name string) bool {
+		if !strings.HasPrefix(name, base) {
+			return false // past the range: records are in name order
+		}
+		if !matchPattern(name, pattern) {
+			return true
+		}
+		if len(name) > len(base) && !validRefPath(name[len(base)+1:]) {
+			bad = true
+			return false
+		}
+		for ; next < len(names) && names[next] < name; next++ {
+			fn(names[next], loose[names[next]].oid)
+		}
+		if next < len(names) && names[next] == name {
+			oid = loose[name].oid // the loose file hides the packed record
+			next++
+		}
+		fn(name, oid)
+		return true
+	})
+	runtime.KeepAlive(rr.packed) // fn was handed strings in its mapping
+	if bad || rr.packed.err != nil {
+		return false, nil
+	}
+	for ; next < len(names); next++ {
+		fn(names[next], loose[names[next]].oid)
+	}
+	return true, nil
 }
 
 // AnyPacked reports whether packed-refs holds a ref whose name starts with

@@ -141,7 +141,7 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 		return nil, false, nil
 	}
 	for _, p := range patterns {
-		if p == "" || strings.ContainsAny(p, "*?[\\") || !inCommonDir(p) || strings.Contains(p, "//") {
+		if !listable(p) {
 			return nil, false, nil
 		}
 	}
@@ -235,6 +235,12 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 	// Overlapping patterns list a ref more than once.
 	out = slices.CompactFunc(out, func(a, b RefEntry) bool { return a.Name == b.Name })
 	return out, true, nil
+}
+
+// listable reports whether ReadRefs can answer for pattern: not empty,
+// no glob, no empty component, and in the common dir.
+func listable(pattern string) bool {
+	return pattern != "" && !strings.ContainsAny(pattern, "*?[\\") && inCommonDir(pattern) && !strings.Contains(pattern, "//")
 }
 
 // looseRef is a loose ref file's content: an object id or a symbolic

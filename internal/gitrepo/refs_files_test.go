@@ -432,6 +432,12 @@ func TestReadRefsLongListingOfMappedFile(t *testing.T) {
 	git(t, main, "update-ref", names[per+7], "HEAD")             // loose over packed
 	git(t, main, "update-ref", "refs/uwf/threads/loose", "HEAD") // loose only
 	files := NewRefFiles(common)
+	for _, p := range []string{"refs/uwf/threads/", "refs/remotes/origin/uwf/", "refs/tags/"} {
+		got, ok := each(t, files, p)
+		if want := forEachRef(t, main, p); !ok || !slices.Equal(got, want) {
+			t.Fatalf("Each(%s): ok=%v, %d refs, git lists %d; first difference at %d", p, ok, len(got), len(want), firstDiff(got, want))
+		}
+	}
 	for _, p := range [][]string{
 		{"refs/uwf/threads/"},
 		{"refs/remotes/origin/uwf/"},
@@ -464,4 +470,47 @@ func firstDiff(a, b []RefEntry) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// each collects what RefFiles.Each passes on, copied.
+func each(t *testing.T, files *RefFiles, pattern string) ([]RefEntry, bool) {
+	t.Helper()
+	var got []RefEntry
+	ok, err := files.Each(pattern, func(name, oid string) {
+		got = append(got, RefEntry{Name: strings.Clone(name), OID: strings.Clone(oid)})
+	})
+	if err != nil {
+		t.Fatalf("Each(%s): %v", pattern, err)
+	}
+	return got, ok
+}
+
+// TestRefFilesEach checks that Each passes on what ReadRefs lists, in the
+// same order, for every pattern of TestReadRefsMatchesForEachRef, and that
+// it leaves to the caller a pattern that matches a loose symbolic ref
+// (which it does not resolve) or that ReadRefs leaves to git.
+func TestRefFilesEach(t *testing.T) {
+	_, _, common := refsRepo(t)
+	files := NewRefFiles(common)
+	for _, p := range []string{"refs/uwf/threads/", "refs/uwf/threads", "refs/uwf/threads/B", "refs/uwf/threads/C",
+		"refs/uwf/thr", "refs/tags/", "refs/remotes/", "refs/nothing/", "refs/uwf/attempts/"} {
+		t.Run(p, func(t *testing.T) {
+			got, ok := each(t, files, p)
+			if !ok {
+				t.Fatalf("Each(%s) left it to the caller", p)
+			}
+			want, ok, err := ReadRefs(common, p)
+			if err != nil || !ok {
+				t.Fatalf("ReadRefs(%s): ok=%v err=%v", p, ok, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("Each(%s)\n got %v\nwant %v", p, got, want)
+			}
+		})
+	}
+	for _, p := range []string{"refs/uwf/", "refs/uwf/sym/", "refs/uwf/*", "", "refs//uwf/", "HEAD"} {
+		if got, ok := each(t, files, p); ok {
+			t.Errorf("Each(%q) answered %v; want it left to the caller", p, got)
+		}
+	}
 }
