@@ -539,5 +539,6 @@ func (b *bench) syncFigure(ctx context.Context) (err error) {
 	}
 	b.add(row{figure: fmt.Sprintf("warm `thread list --all` with the remote set up, %d fetched threads, nothing new", b.cfg.threads),
 		baseline: "`git for-each-ref refs/uwf/threads`", value: v, base: bv, unit: "ms", goal: "(info)"})
-	return nil
+	// A step in a teammate's clone: the same adopt check comes first.
+	return b.stepRow(ctx, f, fmt.Sprintf("%d threads, the remote set up, as many fetched", b.cfg.threads))
 }

@@ -2,8 +2,10 @@ package uwfsync_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/git-uwf/git-uwf/chain"
@@ -101,4 +103,86 @@ func TestAdoptFetched(t *testing.T) {
 	develop(t, b, other.ID, "B's step")
 	mustSync(t, b)
 	adopt()
+}
+
+// TestAdoptFetchedAsksGitOnlyWhenSomethingMoved: when every remote-tracking
+// git-uwf ref holds what an adopted record lists, AdoptFetched starts no
+// git process (not even the one that reads which remotes are set up). It
+// still asks, and takes over what moved, after a plain git fetch moves a
+// ref, and whenever a remote without a record has git-uwf refs (which it
+// then leaves alone when that remote is not set up).
+func TestAdoptFetchedAsksGitOnlyWhenSomethingMoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repos := synctest.ReposAndRemote(t)
+	a := chaintest.Open(t, repos.A)
+	if _, err := uwfsync.SetupRemote(ctx, a, origin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := uwfsync.SetupRemote(ctx, chaintest.Open(t, repos.B), origin); err != nil {
+		t.Fatal(err)
+	}
+	th := start(t, a, "travels")
+	mustSync(t, a)
+	chaintest.Git(t, repos.B, "fetch", "-q")
+
+	// adopt runs AdoptFetched in B with git traced and returns the refs it
+	// reported and whether it read the configuration.
+	n := 0
+	adopt := func() (map[string]uwfsync.Kind, bool) {
+		t.Helper()
+		n++
+		trace := filepath.Join(t.TempDir(), fmt.Sprintf("trace-%d", n))
+		b, err := chain.Open(ctx, repos.B, chain.Options{Env: []string{"GIT_TRACE=" + trace}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps, err := uwfsync.AdoptFetched(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]uwfsync.Kind{}
+		for _, rep := range reps {
+			for _, res := range rep.Results {
+				got[res.Ref] = res.Kind
+			}
+		}
+		traced, _ := os.ReadFile(trace)
+		return got, strings.Contains(string(traced), "git config")
+	}
+	if got, asked := adopt(); got[th.ID.Ref()] != uwfsync.KindNew || !asked {
+		t.Fatalf("first AdoptFetched = %v (read the configuration: %v), want %s new after reading it", got, asked, th.ID)
+	}
+	if got, asked := adopt(); len(got) != 0 || asked {
+		t.Errorf("AdoptFetched with nothing moved = %v, read the configuration: %v; want nothing, and no git process", got, asked)
+	}
+
+	develop(t, a, th.ID, "next")
+	mustSync(t, a)
+	chaintest.Git(t, repos.B, "fetch", "-q")
+	if got, asked := adopt(); got[th.ID.Ref()] != uwfsync.KindFastForward || !asked {
+		t.Errorf("AdoptFetched after a fetch moved %s = %v (read the configuration: %v), want a fast-forward", th.ID, got, asked)
+	}
+	if got, asked := adopt(); len(got) != 0 || asked {
+		t.Errorf("AdoptFetched with nothing moved again = %v, read the configuration: %v; want nothing, and no git process", got, asked)
+	}
+
+	// git-uwf refs of a remote that is not set up and has no record: each
+	// run asks, and takes nothing over from it.
+	chaintest.Git(t, repos.B, "remote", "add", "mirror", repos.Remote)
+	chaintest.Git(t, repos.B, "fetch", "-q", "mirror", "+refs/uwf/*:refs/remotes/mirror/uwf/*")
+	for range 2 {
+		if got, asked := adopt(); len(got) != 0 || !asked {
+			t.Errorf("AdoptFetched beside a remote without a record = %v, read the configuration: %v; want nothing taken, after asking", got, asked)
+		}
+	}
+	// Packed, the same.
+	chaintest.Git(t, repos.B, "pack-refs", "--all")
+	if got, asked := adopt(); len(got) != 0 || !asked {
+		t.Errorf("AdoptFetched beside packed refs of a remote without a record = %v, read the configuration: %v; want nothing taken, after asking", got, asked)
+	}
+	chaintest.Git(t, repos.B, "remote", "remove", "mirror")
+	if got, asked := adopt(); len(got) != 0 || asked {
+		t.Errorf("AdoptFetched once that remote is gone = %v, read the configuration: %v; want nothing, and no git process", got, asked)
+	}
 }

@@ -6,7 +6,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -174,13 +177,18 @@ func saveAdopted(repo *chain.Repo, remote string, st *refState, rep *Report) err
 // AdoptFetched is Adopt for the refs that moved: a remote-tracking ref
 // whose value was already reconciled (by an earlier Adopt, AdoptFetched,
 // Fetch, Reconcile or Sync, as remembered in a derived record under
-// $GIT_COMMON_DIR/uwf/cache/) is not looked at again, and when no
-// remote-tracking ref moved it costs one listing of them and the read of
-// one line. Its reports list only the refs it reconciled. A local ref
+// $GIT_COMMON_DIR/uwf/cache/) is not looked at again. When no
+// remote-tracking ref moved since, it starts no git process: it reads the
+// records' first lines and digests the remote-tracking refs as they stream
+// past the ref files (see reconciled). Its reports list only the refs it
+// reconciled. A local ref
 // deleted after its remote-tracking value was adopted is therefore not
 // brought back until the remote moves it; Adopt and git uwf fetch look at
 // every ref.
 func AdoptFetched(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
+	if reconciled(repo) {
+		return nil, nil // without asking git which remotes are set up
+	}
 	remotes, err := SetUpRemotes(ctx, repo)
 	if err != nil {
 		return nil, err
@@ -196,6 +204,124 @@ func AdoptFetched(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
 		}
 	}
 	return reports, nil
+}
+
+// reconciled reports whether every remote-tracking git-uwf ref of the
+// clone holds what an adopted record lists as reconciled: each remote with
+// such refs has a record whose digest its refs still give. Then no remote,
+// set up or not, has anything to take over, and the check needs no git
+// process to read which remotes are set up. False means "look": a ref of
+// a remote without a record, a digest that differs, or ref files that
+// cannot answer.
+func reconciled(repo *chain.Repo) bool {
+	records := recordedRemotes(repo)
+	if len(records) == 0 {
+		return false
+	}
+	files := repo.RefFiles()
+	for remote, recorded := range records {
+		digest, ok := trackedDigest(files, remote)
+		if !ok {
+			return false
+		}
+		// A remote whose refs are all gone has nothing to take over,
+		// whatever its record says.
+		if digest != recorded && digest != emptyDigest {
+			return false
+		}
+	}
+	covered := func(name string) bool {
+		for remote := range records {
+			if strings.HasPrefix(name, trackingPrefix(remote)) {
+				return true
+			}
+		}
+		return false
+	}
+	// Every git-uwf remote-tracking ref must be of a recorded remote: a
+	// loose one lies under refs/remotes/<remote>/uwf/, a packed one has
+	// "/uwf/" in its name.
+	remotesDir := filepath.Join(repo.Info.CommonDir, "refs", "remotes")
+	stray := false
+	_ = filepath.WalkDir(remotesDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path != remotesDir {
+				stray = true // unreadable: look
+			}
+			return filepath.SkipAll
+		}
+		if !d.IsDir() || d.Name() != "uwf" || path == remotesDir {
+			return nil
+		}
+		rel, err := filepath.Rel(repo.Info.CommonDir, path)
+		if err != nil || !covered(filepath.ToSlash(rel)+"/") {
+			stray = true
+			return filepath.SkipAll
+		}
+		return filepath.SkipDir
+	})
+	if stray {
+		return false
+	}
+	found, ok, err := files.AnyPacked("refs/remotes/", func(name string) bool {
+		return strings.Contains(strings.TrimPrefix(name, "refs/remotes/"), "/uwf/") && !covered(name)
+	})
+	return ok && err == nil && !found
+}
+
+// emptyDigest is the digest of no refs.
+var emptyDigest = digestOf(nil)
+
+// recordedRemotes returns, for each adopted record under
+// $GIT_COMMON_DIR/uwf/cache/, its remote and the digest in its header; a
+// record that cannot be read is left out (its remote then counts as never
+// reconciled).
+func recordedRemotes(repo *chain.Repo) map[string]string {
+	dir := filepath.Join(repo.Info.CommonDir, "uwf", "cache")
+	names, err := filepath.Glob(filepath.Join(dir, "adopted-*"))
+	if err != nil {
+		return nil
+	}
+	records := make(map[string]string, len(names))
+	for _, path := range names {
+		remote, digest, ok := readAdoptedHead(path)
+		if ok && adoptedPath(repo, remote) == path {
+			records[remote] = digest
+		}
+	}
+	return records
+}
+
+// readAdoptedHead reads the first two lines of a record: its digest and
+// its remote.
+func readAdoptedHead(path string) (remote, digest string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 512)
+	head, err := r.ReadString('\n')
+	if err != nil {
+		return "", "", false
+	}
+	digest, ok = strings.CutPrefix(strings.TrimSuffix(head, "\n"), adoptedHead)
+	if !ok || len(digest) != 16 {
+		return "", "", false
+	}
+	line, err := r.ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", "", false
+	}
+	quoted, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "remote ")
+	if !ok {
+		return "", "", false
+	}
+	remote, err = strconv.Unquote(quoted)
+	if err != nil || remote == "" {
+		return "", "", false
+	}
+	return remote, digest, true
 }
 
 func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report, error) {

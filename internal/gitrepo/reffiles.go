@@ -161,9 +161,10 @@ func (f *RefFiles) Each(pattern string, fn func(name, oid string)) (ok bool, err
 }
 
 // AnyPacked reports whether packed-refs holds a ref whose name starts with
-// prefix and satisfies match, looking only at the records under prefix.
-// ok is false when the files cannot answer (another ref backend, a
-// damaged packed-refs file).
+// prefix and satisfies match, looking only at the records under prefix;
+// match is handed names in place (valid during the call only). ok is false
+// when the files cannot answer (another ref backend, a damaged packed-refs
+// file).
 func (f *RefFiles) AnyPacked(prefix string, match func(name string) bool) (found, ok bool, err error) {
 	if !isFilesBackend(f.common) {
 		return false, false, nil
@@ -176,13 +177,14 @@ func (f *RefFiles) AnyPacked(prefix string, match func(name string) bool) (found
 	if start < 0 {
 		return false, false, nil
 	}
-	p.scan(start, func(_, name string) bool {
+	p.visit(start, func(_, name string) bool {
 		if !strings.HasPrefix(name, prefix) {
 			return false
 		}
 		found = match(name)
 		return !found
 	})
+	runtime.KeepAlive(p) // match was handed strings in its mapping
 	if p.err != nil {
 		return false, false, nil
 	}
