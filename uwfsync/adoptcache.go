@@ -86,23 +86,13 @@ func trackedDigest(files *gitrepo.RefFiles, remote string) (digest string, ok bo
 	return fmt.Sprintf("%016x", d.Sum64()), true
 }
 
-// readAdoptedDigest returns the digest in the header of the record, "" when
-// there is none. It reads the first line only.
-func readAdoptedDigest(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
+// readAdoptedDigest returns the digest in the header of remote's record
+// at path, "" when there is none. It reads the first two lines only.
+func readAdoptedDigest(path, remote string) string {
+	if r, digest, ok := readAdoptedHead(path); ok && r == remote {
+		return digest
 	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 128).ReadString('\n')
-	if err != nil {
-		return ""
-	}
-	digest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), adoptedHead)
-	if !ok || len(digest) != 16 {
-		return ""
-	}
-	return digest
+	return ""
 }
 
 // readAdopted returns the values recorded for remote; an empty map when the
@@ -158,7 +148,7 @@ func saveAdopted(repo *chain.Repo, remote string, st *refState, rep *Report) err
 	}
 	lines := refLines(st.trackingOrder, values)
 	path := adoptedPath(repo, remote)
-	if readAdoptedDigest(path) == digestOf(lines) {
+	if readAdoptedDigest(path, remote) == digestOf(lines) {
 		return nil
 	}
 	var b bytes.Buffer
@@ -326,7 +316,7 @@ func readAdoptedHead(path string) (remote, digest string, ok bool) {
 
 func adoptFetched(ctx context.Context, repo *chain.Repo, remote string) (*Report, error) {
 	path := adoptedPath(repo, remote)
-	recorded := readAdoptedDigest(path)
+	recorded := readAdoptedDigest(path, remote)
 	digest, streamed := trackedDigest(repo.RefFiles(), remote)
 	if streamed && digest == recorded {
 		return nil, nil
