@@ -1,8 +1,6 @@
 package uwfsync
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
+	"github.com/git-uwf/git-uwf/chain/chaintest"
 	"github.com/git-uwf/git-uwf/internal/gitrepo"
 )
 
@@ -104,20 +103,8 @@ func TestParsePorcelain(t *testing.T) {
 // remote beside them; that a moved ref changes it; and that a loose
 // symbolic ref among them is left to the listing.
 func TestTrackedDigest(t *testing.T) {
-	dir := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	run("init", "-q")
-	run("commit", "-q", "--allow-empty", "-m", "one")
+	dir := chaintest.InitRepo(t)
+	run := func(args ...string) string { t.Helper(); return chaintest.Git(t, dir, args...) }
 	one := run("rev-parse", "HEAD")
 	run("commit", "-q", "--allow-empty", "-m", "two")
 	two := run("rev-parse", "HEAD")

@@ -114,6 +114,34 @@ func (p *packedRefs) visit(start int, fn func(oid, name string) bool) {
 	}
 }
 
+// matches calls fn for each record that pattern matches (as ReadRefs
+// matches), from offset start, the first record not before base (pattern
+// without a final slash, a valid ref name), to the end of the pattern's
+// range: with copies of oid and name as scan hands them out, or in place
+// as visit does. bad reports a name git would reject, which ends the walk
+// (the listing is then left to git).
+func (p *packedRefs) matches(start int, base, pattern string, inPlace bool, fn func(oid, name string)) (bad bool) {
+	walk := p.scan
+	if inPlace {
+		walk = p.visit
+	}
+	walk(start, func(oid, name string) bool {
+		switch {
+		case !strings.HasPrefix(name, base):
+			return false // past the range: records are in name order
+		case !matchPattern(name, pattern):
+			return true
+		case len(name) > len(base) && !validRefPath(name[len(base)+1:]):
+			// The name is base or base/rest, and base is valid.
+			bad = true
+			return false
+		}
+		fn(oid, name)
+		return true
+	})
+	return bad
+}
+
 // lowerBound returns the offset of the first record whose name is not
 // less than key (len(data) if none), or -1 when the file is malformed.
 // It bisects the byte range as git does: a midpoint is moved back to the

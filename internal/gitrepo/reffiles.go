@@ -128,18 +128,7 @@ func (f *RefFiles) Each(pattern string, fn func(name, oid string)) (ok bool, err
 		return false, nil
 	}
 	next := 0 // the first loose name not yet passed on
-	bad := false
-	rr.packed.visit(start, func(oid, name string) bool {
-		if !strings.HasPrefix(name, base) {
-			return false // past the range: records are in name order
-		}
-		if !matchPattern(name, pattern) {
-			return true
-		}
-		if len(name) > len(base) && !validRefPath(name[len(base)+1:]) {
-			bad = true
-			return false
-		}
+	bad := rr.packed.matches(start, base, pattern, true, func(oid, name string) {
 		for ; next < len(names) && names[next] < name; next++ {
 			fn(names[next], loose[names[next]].oid)
 		}
@@ -148,7 +137,6 @@ func (f *RefFiles) Each(pattern string, fn func(name, oid string)) (ok bool, err
 			next++
 		}
 		fn(name, oid)
-		return true
 	})
 	runtime.KeepAlive(rr.packed) // fn was handed strings in its mapping
 	if bad || rr.packed.err != nil {

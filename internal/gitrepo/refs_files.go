@@ -193,23 +193,10 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 		if !validRefName(base) {
 			return nil, false, nil
 		}
-		var bad bool
-		listed.scan(starts[i], func(oid, name string) bool {
-			if !strings.HasPrefix(name, base) {
-				return false // past the range: records are in name order
-			}
-			if !matchPattern(name, p) {
-				return true
-			}
-			// The name is base or base/rest, and base is valid.
-			if len(name) > len(base) && !validRefPath(name[len(base)+1:]) {
-				bad = true
-				return false
-			}
+		bad := listed.matches(starts[i], base, p, false, func(oid, name string) {
 			if _, shadowed := loose[name]; !shadowed {
 				out = append(out, RefEntry{Name: name, OID: oid})
 			}
-			return true
 		})
 		if bad || listed.err != nil {
 			return nil, false, nil
