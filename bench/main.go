@@ -107,6 +107,8 @@ type bench struct {
 	// fixtures holds the thread fixtures: cfg.fixtures, or root.
 	fixtures string
 	rows     []row
+	// floors are the start-up floor programs, built on first use.
+	floors *startFloors
 	// pairs and loads are the -busy figures and the load each busy pass saw.
 	pairs []pair
 	loads []string

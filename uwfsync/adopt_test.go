@@ -185,4 +185,24 @@ func TestAdoptFetchedAsksGitOnlyWhenSomethingMoved(t *testing.T) {
 	if got, asked := adopt(); len(got) != 0 || asked {
 		t.Errorf("AdoptFetched once that remote is gone = %v, read the configuration: %v; want nothing, and no git process", got, asked)
 	}
+
+	// A "uwf" directory that is no remote's git-uwf namespace (a branch
+	// feature/uwf/x of origin), and refs that could be another remote's
+	// (one named origin/uwf/nested) inside origin's: each run asks.
+	head := chaintest.Git(t, repos.B, "rev-parse", "HEAD")
+	for _, ref := range []string{"refs/remotes/origin/feature/uwf/x", "refs/remotes/origin/uwf/nested/uwf/threads/01X"} {
+		chaintest.Git(t, repos.B, "update-ref", ref, head)
+		for range 2 {
+			if _, asked := adopt(); !asked {
+				t.Errorf("AdoptFetched beside %s did not read the configuration", ref)
+			}
+		}
+		chaintest.Git(t, repos.B, "update-ref", "-d", ref)
+	}
+
+	// A recorded remote whose refs are all gone has nothing to take over.
+	chaintest.Git(t, repos.B, "remote", "remove", "origin")
+	if got, asked := adopt(); len(got) != 0 || asked {
+		t.Errorf("AdoptFetched once origin and its refs are gone = %v, read the configuration: %v; want nothing, and no git process", got, asked)
+	}
 }

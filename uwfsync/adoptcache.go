@@ -168,10 +168,11 @@ func saveAdopted(repo *chain.Repo, remote string, st *refState, rep *Report) err
 // whose value was already reconciled (by an earlier Adopt, AdoptFetched,
 // Fetch, Reconcile or Sync, as remembered in a derived record under
 // $GIT_COMMON_DIR/uwf/cache/) is not looked at again. When no
-// remote-tracking ref moved since, it starts no git process: it reads the
-// records' first lines and digests the remote-tracking refs as they stream
-// past the ref files (see reconciled). Its reports list only the refs it
-// reconciled. A local ref
+// remote-tracking ref moved since and every remote with git-uwf refs has a
+// record, it starts no git process: it reads the records' first lines and
+// digests the remote-tracking refs as they stream past the ref files (see
+// reconciled for when it still asks git). Its reports list only the refs
+// it reconciled. A local ref
 // deleted after its remote-tracking value was adopted is therefore not
 // brought back until the remote moves it; Adopt and git uwf fetch look at
 // every ref.
@@ -201,14 +202,16 @@ func AdoptFetched(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
 // such refs has a record whose digest its refs still give. Then no remote,
 // set up or not, has anything to take over, and the check needs no git
 // process to read which remotes are set up. False means "look": a ref of
-// a remote without a record, a digest that differs, or ref files that
-// cannot answer.
+// a remote without a record, a digest that differs, a ref that could
+// belong to two remotes (one named like another's refs/remotes/<r>/uwf/…),
+// or ref files that cannot answer.
 func reconciled(repo *chain.Repo) bool {
 	records := recordedRemotes(repo)
 	if len(records) == 0 {
 		return false
 	}
 	files := repo.RefFiles()
+	prefixes := make([]string, 0, len(records))
 	for remote, recorded := range records {
 		digest, ok := trackedDigest(files, remote)
 		if !ok {
@@ -219,18 +222,21 @@ func reconciled(repo *chain.Repo) bool {
 		if digest != recorded && digest != emptyDigest {
 			return false
 		}
+		prefixes = append(prefixes, trackingPrefix(remote))
 	}
+	// covered: name is a git-uwf ref of a recorded remote, and of no
+	// other remote (whose name would hold "/uwf/").
 	covered := func(name string) bool {
-		for remote := range records {
-			if strings.HasPrefix(name, trackingPrefix(remote)) {
+		for _, prefix := range prefixes {
+			if rest, ok := strings.CutPrefix(name, prefix); ok && !strings.Contains(rest, "/uwf/") {
 				return true
 			}
 		}
 		return false
 	}
 	// Every git-uwf remote-tracking ref must be of a recorded remote: a
-	// loose one lies under refs/remotes/<remote>/uwf/, a packed one has
-	// "/uwf/" in its name.
+	// loose one lies in a directory refs/remotes/<remote>/uwf/, a packed
+	// one has "/uwf/" in its name.
 	remotesDir := filepath.Join(repo.Info.CommonDir, "refs", "remotes")
 	stray := false
 	_ = filepath.WalkDir(remotesDir, func(path string, d fs.DirEntry, err error) error {
@@ -248,7 +254,7 @@ func reconciled(repo *chain.Repo) bool {
 			stray = true
 			return filepath.SkipAll
 		}
-		return filepath.SkipDir
+		return nil // and on into it, for a uwf directory of another remote
 	})
 	if stray {
 		return false
@@ -268,12 +274,16 @@ var emptyDigest = digestOf(nil)
 // reconciled).
 func recordedRemotes(repo *chain.Repo) map[string]string {
 	dir := filepath.Join(repo.Info.CommonDir, "uwf", "cache")
-	names, err := filepath.Glob(filepath.Join(dir, "adopted-*"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	records := make(map[string]string, len(names))
-	for _, path := range names {
+	records := map[string]string{}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "adopted-") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
 		remote, digest, ok := readAdoptedHead(path)
 		if ok && adoptedPath(repo, remote) == path {
 			records[remote] = digest

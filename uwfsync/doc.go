@@ -34,8 +34,9 @@
 //     every command runs first, does the same for the remote-tracking refs
 //     that moved since they were last reconciled, as remembered in a
 //     derived record under $GIT_COMMON_DIR/uwf/cache/: when nothing moved
-//     it starts no git process and copies no ref, it digests the
-//     remote-tracking refs as they stream past the ref files.
+//     and every remote with git-uwf refs has a record, it starts no git
+//     process and copies no ref, it digests the remote-tracking refs as
+//     they stream past the ref files.
 //
 // Nothing is pushed to a remote the user did not name or configure: there is
 // no iteration over all remotes.

@@ -1,9 +1,9 @@
 package gitrepo
 
 import (
-	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // packedRefs is the content of a packed-refs file:
@@ -14,22 +14,24 @@ import (
 //
 // The header is optional; without its "sorted" trait the records are in
 // no particular order and are sorted here, once. Records are parsed only
-// as they are visited; a malformed one sets err and stops the scan (git
-// refuses such a file, so the caller leaves the question to git).
+// as they are visited; a malformed one sets malformed and stops the scan
+// (git refuses such a file, so the caller leaves the question to git).
+// A packedRefs kept by RefFiles is read by several goroutines at once,
+// which is why malformed is atomic; nothing else in it changes.
 //
 // data may lie in a read-only mapping of the file (mapped; see
 // RefFiles.packedRefs) that is released when the packedRefs is no longer
-// reachable: then every string handed out (lookup's oid, scan's oid and
-// name) is a copy, and nothing else keeps a piece of data.
+// reachable: then the strings lookup, scan and matches (unless asked for
+// them in place) hand out are copies, and visit's, Each's and AnyPacked's
+// are valid during the call only, while the caller keeps the packedRefs
+// reachable.
 type packedRefs struct {
-	data   string // from the first record on
-	sorted bool
-	mapped bool
-	pages  []byte // the mapping, when mapped
-	err    error
+	data      string // from the first record on
+	sorted    bool
+	mapped    bool
+	pages     []byte // the mapping, when mapped
+	malformed atomic.Bool
 }
-
-var errPackedRefs = errors.New("malformed packed-refs")
 
 const packedHeader = "# pack-refs with:"
 
@@ -38,7 +40,7 @@ func newPackedRefs(data string) *packedRefs {
 	if strings.HasPrefix(data, packedHeader) {
 		i := strings.IndexByte(data, '\n')
 		if i < 0 {
-			p.err = errPackedRefs
+			p.malformed.Store(true)
 			p.data = ""
 			return p
 		}
@@ -88,7 +90,7 @@ func (p *packedRefs) line(i int) (string, int, bool) {
 }
 
 // scan calls fn for each record from offset start on, in name order, until
-// fn returns false or the data ends. A malformed record sets p.err.
+// fn returns false or the data ends. A malformed record sets p.malformed.
 func (p *packedRefs) scan(start int, fn func(oid, name string) bool) {
 	if !p.mapped {
 		p.visit(start, fn)
@@ -101,10 +103,10 @@ func (p *packedRefs) scan(start int, fn func(oid, name string) bool) {
 // so they are valid during the call only, and the caller keeps p
 // reachable until visit returns.
 func (p *packedRefs) visit(start int, fn func(oid, name string) bool) {
-	for i := start; i < len(p.data) && p.err == nil; {
+	for i := start; i < len(p.data) && !p.malformed.Load(); {
 		oid, name, next, ok := p.record(i)
 		if !ok {
-			p.err = errPackedRefs
+			p.malformed.Store(true)
 			return
 		}
 		if !fn(oid, name) {
@@ -117,15 +119,12 @@ func (p *packedRefs) visit(start int, fn func(oid, name string) bool) {
 // matches calls fn for each record that pattern matches (as ReadRefs
 // matches), from offset start, the first record not before base (pattern
 // without a final slash, a valid ref name), to the end of the pattern's
-// range: with copies of oid and name as scan hands them out, or in place
-// as visit does. bad reports a name git would reject, which ends the walk
+// range: with copies of oid and name as scan hands them out (made once a
+// record matches), or in place as visit does. bad reports a name git would reject, which ends the walk
 // (the listing is then left to git).
 func (p *packedRefs) matches(start int, base, pattern string, inPlace bool, fn func(oid, name string)) (bad bool) {
-	walk := p.scan
-	if inPlace {
-		walk = p.visit
-	}
-	walk(start, func(oid, name string) bool {
+	clone := p.mapped && !inPlace
+	p.visit(start, func(oid, name string) bool {
 		switch {
 		case !strings.HasPrefix(name, base):
 			return false // past the range: records are in name order
@@ -135,6 +134,9 @@ func (p *packedRefs) matches(start int, base, pattern string, inPlace bool, fn f
 			// The name is base or base/rest, and base is valid.
 			bad = true
 			return false
+		}
+		if clone {
+			oid, name = strings.Clone(oid), strings.Clone(name)
 		}
 		fn(oid, name)
 		return true
@@ -147,7 +149,7 @@ func (p *packedRefs) matches(start int, base, pattern string, inPlace bool, fn f
 // It bisects the byte range as git does: a midpoint is moved back to the
 // start of its record (skipping back over a peeled line).
 func (p *packedRefs) lowerBound(key string) int {
-	if p.err != nil {
+	if p.malformed.Load() {
 		return -1
 	}
 	lo, hi := 0, len(p.data)
@@ -156,14 +158,14 @@ func (p *packedRefs) lowerBound(key string) int {
 		rec := strings.LastIndexByte(p.data[:mid], '\n') + 1
 		if rec < len(p.data) && p.data[rec] == '^' {
 			if rec == lo {
-				p.err = errPackedRefs // a peeled line with no record before it
+				p.malformed.Store(true) // a peeled line with no record before it
 				return -1
 			}
 			rec = strings.LastIndexByte(p.data[:rec-1], '\n') + 1
 		}
 		_, name, next, ok := p.record(rec)
 		if !ok {
-			p.err = errPackedRefs
+			p.malformed.Store(true)
 			return -1
 		}
 		if name < key {
@@ -185,7 +187,7 @@ func (p *packedRefs) lookup(name string) (oid string, ok bool) {
 	if i < len(p.data) {
 		o, n, _, ok := p.record(i)
 		if !ok {
-			p.err = errPackedRefs
+			p.malformed.Store(true)
 			return "", false
 		}
 		if n == name {
@@ -209,7 +211,7 @@ func (p *packedRefs) sortRecords() {
 	for i := 0; i < len(p.data); {
 		oid, name, next, ok := p.record(i)
 		if !ok {
-			p.err = errPackedRefs
+			p.malformed.Store(true)
 			p.data = ""
 			return
 		}
@@ -223,7 +225,7 @@ func (p *packedRefs) sortRecords() {
 	}
 	for i := 1; i < len(recs); i++ {
 		if recs[i].name == recs[i-1].name {
-			p.err = errPackedRefs // git refuses duplicates too
+			p.malformed.Store(true) // git refuses duplicates too
 			p.data = ""
 			return
 		}

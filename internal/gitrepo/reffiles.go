@@ -139,7 +139,7 @@ func (f *RefFiles) Each(pattern string, fn func(name, oid string)) (ok bool, err
 		fn(name, oid)
 	})
 	runtime.KeepAlive(rr.packed) // fn was handed strings in its mapping
-	if bad || rr.packed.err != nil {
+	if bad || rr.packed.malformed.Load() {
 		return false, nil
 	}
 	for ; next < len(names); next++ {
@@ -173,7 +173,7 @@ func (f *RefFiles) AnyPacked(prefix string, match func(name string) bool) (found
 		return !found
 	})
 	runtime.KeepAlive(p) // match was handed strings in its mapping
-	if p.err != nil {
+	if p.malformed.Load() {
 		return false, false, nil
 	}
 	return found, true, nil
@@ -225,8 +225,9 @@ func (f *RefFiles) packedRefs() (*packedRefs, error) {
 const mapPackedRefsFrom = 1 << 20
 
 // readPackedRefs reads the packed-refs file at path, mapped when it is
-// large (the mapping is released with the packedRefs, whose strings handed
-// out are copies), and returns it with the bytes it holds.
+// large (the mapping is released with the packedRefs; see packedRefs for
+// which strings it hands out are copies), and returns it with the bytes it
+// holds.
 func readPackedRefs(path string) (*packedRefs, string, error) {
 	file, err := os.Open(path)
 	if err != nil {

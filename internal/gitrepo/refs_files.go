@@ -130,12 +130,13 @@ func matchPattern(name, pattern string) bool {
 	return len(name) == len(pattern) || name[len(pattern)] == '/' || pattern[len(pattern)-1] == '/'
 }
 
-// readRefs is ReadRefs (resolve) or ReadHashRefs; packed-refs comes from
-// cache when it is set.
 // listCopyFrom is the number of packed records a listing takes from a
-// mapped packed-refs from which it reads a copy of the file instead.
+// mapped packed-refs from which it reads one copy of the records it covers
+// instead of copying each name and object id.
 const listCopyFrom = 4096
 
+// readRefs is ReadRefs (resolve) or ReadHashRefs; packed-refs comes from
+// cache when it is set.
 func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles) ([]RefEntry, bool, error) {
 	if len(patterns) == 0 || !isFilesBackend(commonDir) {
 		return nil, false, nil
@@ -173,17 +174,27 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 	listed := rr.packed
 	if p := rr.packed; p.mapped && size-len(loose) > listCopyFrom {
 		// Names from a mapping are copied one by one; for a long listing
-		// one copy of the records it covers (from the first one's start to
-		// the last one's end, which holds whole records, in order) costs
-		// less time and memory, and the offsets move by where the copy
-		// starts. Not the whole file: a listing of one namespace in a file
-		// that also holds another (a clone's remote-tracking refs beside
-		// its threads) would copy both. The mapping's pages read so far
-		// are given back, so that they are not resident twice.
-		lo, hi := slices.Min(starts), slices.Max(ends)
+		// one copy of the bytes from the first listed record to the end of
+		// the last (whole records, in order) costs less time and memory,
+		// and the offsets move by where the copy starts. Not the whole
+		// file: a listing of one namespace in a file that also holds
+		// another (a clone's remote-tracking refs beside its threads)
+		// would copy both. Records between two patterns' ranges are
+		// copied too. The mapping's pages read so far are given back, so
+		// that they are not resident twice.
+		lo, hi := len(p.data), 0
+		for i := range starts {
+			if starts[i] < ends[i] { // an empty range copies nothing
+				lo, hi = min(lo, starts[i]), max(hi, ends[i])
+			}
+		}
 		listed = &packedRefs{data: strings.Clone(p.data[lo:hi]), sorted: true}
 		for i := range starts {
-			starts[i] -= lo
+			if starts[i] < ends[i] {
+				starts[i] -= lo
+			} else {
+				starts[i] = hi - lo // nothing to list: the copy's end
+			}
 		}
 		mmapfile.DropPages(p.pages)
 	}
@@ -198,7 +209,7 @@ func readRefs(commonDir string, patterns []string, resolve bool, cache *RefFiles
 				out = append(out, RefEntry{Name: name, OID: oid})
 			}
 		})
-		if bad || listed.err != nil {
+		if bad || listed.malformed.Load() {
 			return nil, false, nil
 		}
 	}

@@ -432,6 +432,12 @@ func TestReadRefsLongListingOfMappedFile(t *testing.T) {
 	git(t, main, "update-ref", names[per+7], "HEAD")             // loose over packed
 	git(t, main, "update-ref", "refs/uwf/threads/loose", "HEAD") // loose only
 	files := NewRefFiles(common)
+	// The copy is taken from a mapped file only (RefFiles maps it; ReadRefs
+	// without one reads it), for listings of more than listCopyFrom
+	// records: make sure the fixture still gets there.
+	if p, err := files.packedRefs(); err != nil || !p.mapped {
+		t.Fatalf("packed-refs of %d bytes not mapped (err %v): the listings below would not copy", b.Len(), err)
+	}
 	for _, p := range []string{"refs/uwf/threads/", "refs/remotes/origin/uwf/", "refs/tags/"} {
 		got, ok := each(t, files, p)
 		if want := forEachRef(t, main, p); !ok || !slices.Equal(got, want) {
@@ -445,6 +451,7 @@ func TestReadRefsLongListingOfMappedFile(t *testing.T) {
 		{"refs/remotes/", "refs/tags/", "refs/uwf/"},
 		{"refs/uwf/threads/", "refs/nothing/"},
 		{"refs/heads/", "refs/uwf/threads/"},
+		{"refs/a/", "refs/remotes/origin/uwf/threads/", "refs/tags/v1"},
 	} {
 		want := forEachRef(t, main, p...)
 		for name, list := range map[string]func(...string) ([]RefEntry, bool, error){
