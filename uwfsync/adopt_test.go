@@ -122,10 +122,6 @@ func TestAdoptFetchedAsksGitOnlyWhenSomethingMoved(t *testing.T) {
 	if _, err := uwfsync.SetupRemote(ctx, chaintest.Open(t, repos.B), origin); err != nil {
 		t.Fatal(err)
 	}
-	th := start(t, a, "travels")
-	mustSync(t, a)
-	chaintest.Git(t, repos.B, "fetch", "-q")
-
 	// adopt runs AdoptFetched in B with git traced and returns the refs it
 	// reported and whether it read the configuration.
 	n := 0
@@ -150,6 +146,13 @@ func TestAdoptFetchedAsksGitOnlyWhenSomethingMoved(t *testing.T) {
 		traced, _ := os.ReadFile(trace)
 		return got, strings.Contains(string(traced), "git config")
 	}
+	// Before any fetch, B has no git-uwf remote-tracking ref and no record.
+	if got, asked := adopt(); len(got) != 0 || asked {
+		t.Fatalf("AdoptFetched with nothing fetched = %v, read the configuration: %v; want nothing, and no git process", got, asked)
+	}
+	th := start(t, a, "travels")
+	mustSync(t, a)
+	chaintest.Git(t, repos.B, "fetch", "-q")
 	if got, asked := adopt(); got[th.ID.Ref()] != uwfsync.KindNew || !asked {
 		t.Fatalf("first AdoptFetched = %v (read the configuration: %v), want %s new after reading it", got, asked, th.ID)
 	}

@@ -201,15 +201,13 @@ func AdoptFetched(ctx context.Context, repo *chain.Repo) ([]*Report, error) {
 // clone holds what an adopted record lists as reconciled: each remote with
 // such refs has a record whose digest its refs still give. Then no remote,
 // set up or not, has anything to take over, and the check needs no git
-// process to read which remotes are set up. False means "look": a ref of
-// a remote without a record, a digest that differs, a ref that could
-// belong to two remotes (one named like another's refs/remotes/<r>/uwf/…),
-// or ref files that cannot answer.
+// process to read which remotes are set up; a clone without such refs at
+// all (most clones) costs a look at the ref files. False means "look": a
+// ref of a remote without a record, a digest that differs, a ref that
+// could belong to two remotes (one named like another's
+// refs/remotes/<r>/uwf/…), or ref files that cannot answer.
 func reconciled(repo *chain.Repo) bool {
 	records := recordedRemotes(repo)
-	if len(records) == 0 {
-		return false
-	}
 	files := repo.RefFiles()
 	prefixes := make([]string, 0, len(records))
 	for remote, recorded := range records {
@@ -224,8 +222,17 @@ func reconciled(repo *chain.Repo) bool {
 		}
 		prefixes = append(prefixes, trackingPrefix(remote))
 	}
-	// covered: name is a git-uwf ref of a recorded remote, and of no
-	// other remote (whose name would hold "/uwf/").
+	return !fetchedRefsOutside(repo.Info.CommonDir, files, prefixes)
+}
+
+// fetchedRefsOutside reports whether the clone whose common dir is
+// commonDir may hold a remote-tracking git-uwf ref (refs/remotes/<remote>/
+// uwf/…) that lies under none of prefixes, or under one but could be
+// another remote's too (its rest holds "/uwf/"): a loose one lies in a
+// directory named uwf below refs/remotes/, a packed one has "/uwf/" in its
+// name (files reads packed-refs). Ref storage it cannot read (reftable, a
+// damaged packed-refs, an unreadable directory) answers true.
+func fetchedRefsOutside(commonDir string, files *gitrepo.RefFiles, prefixes []string) bool {
 	covered := func(name string) bool {
 		for _, prefix := range prefixes {
 			if rest, ok := strings.CutPrefix(name, prefix); ok && !strings.Contains(rest, "/uwf/") {
@@ -234,35 +241,32 @@ func reconciled(repo *chain.Repo) bool {
 		}
 		return false
 	}
-	// Every git-uwf remote-tracking ref must be of a recorded remote: a
-	// loose one lies in a directory refs/remotes/<remote>/uwf/, a packed
-	// one has "/uwf/" in its name.
-	remotesDir := filepath.Join(repo.Info.CommonDir, "refs", "remotes")
-	stray := false
+	remotesDir := filepath.Join(commonDir, "refs", "remotes")
+	outside := false
 	_ = filepath.WalkDir(remotesDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path != remotesDir {
-				stray = true // unreadable: look
+				outside = true // unreadable: look
 			}
 			return filepath.SkipAll
 		}
 		if !d.IsDir() || d.Name() != "uwf" || path == remotesDir {
 			return nil
 		}
-		rel, err := filepath.Rel(repo.Info.CommonDir, path)
+		rel, err := filepath.Rel(commonDir, path)
 		if err != nil || !covered(filepath.ToSlash(rel)+"/") {
-			stray = true
+			outside = true
 			return filepath.SkipAll
 		}
 		return nil // and on into it, for a uwf directory of another remote
 	})
-	if stray {
-		return false
+	if outside {
+		return true
 	}
 	found, ok, err := files.AnyPacked("refs/remotes/", func(name string) bool {
 		return strings.Contains(strings.TrimPrefix(name, "refs/remotes/"), "/uwf/") && !covered(name)
 	})
-	return ok && err == nil && !found
+	return found || !ok || err != nil
 }
 
 // emptyDigest is the digest of no refs.

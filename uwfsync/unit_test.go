@@ -1,6 +1,7 @@
 package uwfsync
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -137,5 +138,58 @@ func TestTrackedDigest(t *testing.T) {
 	run("symbolic-ref", "refs/remotes/origin/uwf/threads/01S", "refs/remotes/origin/uwf/threads/01A")
 	if d, ok := trackedDigest(gitrepo.NewRefFiles(common), "origin"); ok {
 		t.Errorf("with a loose symbolic ref, trackedDigest = %s; want it left to the listing", d)
+	}
+}
+
+// TestFetchedRefsOutside: the look at the ref files that lets a command
+// skip the adopt check finds a remote-tracking git-uwf ref, loose or
+// packed, outside the recorded remotes' namespaces (with none recorded,
+// any), and answers "maybe" where the files cannot tell.
+func TestFetchedRefsOutside(t *testing.T) {
+	const oid = "0123456789012345678901234567890123456789"
+	const sorted = "# pack-refs with: peeled fully-peeled sorted\n"
+	origin := []string{trackingPrefix("origin")}
+	tests := []struct {
+		name     string
+		files    map[string]string
+		prefixes []string
+		want     bool
+	}{
+		{"empty repository", nil, nil, false},
+		{"branches only", map[string]string{
+			"refs/remotes/origin/main": oid + "\n",
+			"packed-refs":              sorted + oid + " refs/remotes/origin/dev\n" + oid + " refs/uwf/threads/X\n",
+		}, nil, false},
+		{"loose tracking ref", map[string]string{"refs/remotes/origin/uwf/threads/X": oid + "\n"}, nil, true},
+		{"loose tracking ref, its remote recorded", map[string]string{"refs/remotes/origin/uwf/threads/X": oid + "\n"}, origin, false},
+		{"remote name with a slash", map[string]string{"refs/remotes/a/b/uwf/threads/X": oid + "\n"}, origin, true},
+		{"a remote named like origin's namespace", map[string]string{"refs/remotes/origin/uwf/n/uwf/threads/X": oid + "\n"}, origin, true},
+		{"a branch directory named uwf", map[string]string{"refs/remotes/origin/feature/uwf/x": oid + "\n"}, origin, true},
+		{"packed tracking ref", map[string]string{"packed-refs": oid + " refs/remotes/origin/main\n" + oid + " refs/remotes/origin/uwf/threads/X\n"}, nil, true},
+		{"packed tracking ref, its remote recorded", map[string]string{"packed-refs": oid + " refs/remotes/origin/main\n" + oid + " refs/remotes/origin/uwf/threads/X\n"}, origin, false},
+		{"packed, the tracking ref after other remotes' refs", map[string]string{"packed-refs": sorted +
+			oid + " refs/remotes/a/main\n" + oid + " refs/remotes/b/dev\n" + oid + " refs/remotes/b/uwf/threads/X\n" + oid + " refs/uwf/threads/X\n"}, origin, true},
+		{"damaged packed-refs", map[string]string{"packed-refs": "not a ref\n"}, nil, true},
+		{"reftable", map[string]string{"reftable/tables.list": ""}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "refs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for rel, content := range tt.files {
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := fetchedRefsOutside(dir, gitrepo.NewRefFiles(dir), tt.prefixes); got != tt.want {
+				t.Fatalf("fetchedRefsOutside(%v) = %v, want %v", tt.prefixes, got, tt.want)
+			}
+		})
 	}
 }

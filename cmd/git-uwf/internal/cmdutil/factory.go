@@ -3,16 +3,12 @@ package cmdutil
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/git-uwf/git-uwf/chain"
 	"github.com/git-uwf/git-uwf/cmd/git-uwf/internal/iostreams"
-	"github.com/git-uwf/git-uwf/internal/gitrepo"
 	"github.com/git-uwf/git-uwf/uwfsync"
 )
 
@@ -85,12 +81,10 @@ func OpenRepoOnce(f *Factory) func(ctx context.Context) (*chain.Repo, error) {
 			// After a plain `git fetch` from a remote set up with
 			// `git uwf remote setup`, new threads and fast-forwards are
 			// taken over so every command sees them. Divergence is left to
-			// `git uwf sync`. A failure here only delays that.
-			if !mayHaveFetchedThreads(repo.Info.CommonDir, repo.RefFiles()) {
-				return // nothing fetched to adopt: spare the git processes
-			}
-			// Only the remote-tracking refs that moved since they were
-			// last reconciled are looked at.
+			// `git uwf sync`. A failure here only delays that. Only the
+			// remote-tracking refs that moved since they were last
+			// reconciled are looked at, and a clone with nothing fetched
+			// to take over costs a look at its ref files, no git process.
 			if _, aerr := uwfsync.AdoptFetched(ctx, repo); aerr != nil && f.IO != nil {
 				fmt.Fprintf(f.IO.ErrOut, "warning: taking over fetched threads: %v\n", aerr)
 			}
@@ -108,36 +102,4 @@ func OpenRepoWithoutAdopt(ctx context.Context, f *Factory) (*chain.Repo, error) 
 		return nil, err
 	}
 	return chain.Open(ctx, dir, chain.Options{Now: f.Now})
-}
-
-// mayHaveFetchedThreads reports whether a remote-tracking uwf ref
-// (refs/remotes/<remote>/uwf/...) may exist, looking only at the ref files
-// (files reads packed-refs):
-// false means there is certainly nothing for Adopt to take over. Ref
-// storage it does not know (reftable) answers true.
-func mayHaveFetchedThreads(commonDir string, files *gitrepo.RefFiles) bool {
-	if _, err := os.Stat(filepath.Join(commonDir, "reftable")); err == nil {
-		return true
-	}
-	found := false
-	remotes := filepath.Join(commonDir, "refs", "remotes")
-	_ = filepath.WalkDir(remotes, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || found {
-			return filepath.SkipAll
-		}
-		if d.IsDir() && d.Name() == "uwf" && path != remotes {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	if found {
-		return true
-	}
-	// packed-refs through the reader every later ref read of the process
-	// shares (thread resolution, listings), so it is parsed once.
-	found, ok, err := files.AnyPacked("refs/remotes/", func(name string) bool {
-		return strings.Contains(strings.TrimPrefix(name, "refs/remotes/"), "/uwf/")
-	})
-	return found || !ok || err != nil
 }
