@@ -120,8 +120,8 @@ func (p *packedRefs) visit(start int, fn func(oid, name string) bool) {
 // matches), from offset start, the first record not before base (pattern
 // without a final slash, a valid ref name), to the end of the pattern's
 // range: with copies of oid and name as scan hands them out (made once a
-// record matches), or in place as visit does. bad reports a name git would reject, which ends the walk
-// (the listing is then left to git).
+// record matches), or in place as visit does. bad reports a name git
+// would reject, which ends the walk (the listing is then left to git).
 func (p *packedRefs) matches(start int, base, pattern string, inPlace bool, fn func(oid, name string)) (bad bool) {
 	clone := p.mapped && !inPlace
 	p.visit(start, func(oid, name string) bool {
