@@ -3,6 +3,7 @@ package objects
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,12 @@ func putBlob(t *testing.T, db *DB, data string) gitobj.Hash {
 func TestDBLooseWrite(t *testing.T) {
 	dir, gitDir := newGitRepo(t)
 	db := mustStorer(t, gitDir)
-	contents := []string{"", "one\n", strings.Repeat("large and compressible ", 50000)}
+	// Random bytes do not compress; a stream of them spans several
+	// deflate blocks, as does anything over 32 KiB.
+	random := make([]byte, 100_000)
+	rand.NewChaCha8([32]byte{1}).Read(random)
+	contents := []string{"", "one\n", "nul\x00inside\xff", strings.Repeat("a", 32767),
+		strings.Repeat("large and compressible ", 50000), string(random)}
 	for _, c := range contents {
 		h := putBlob(t, db, c)
 		if want := gitobj.ComputeHash(gitobj.BlobObject, []byte(c)); h != want {
