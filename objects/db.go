@@ -1,7 +1,6 @@
 package objects
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"context"
@@ -246,12 +245,13 @@ func deflateLoose(m *gitobj.MemoryObject) []byte {
 
 // readLoose reads h's loose file; os.ErrNotExist when there is none.
 func (db *DB) readLoose(h gitobj.Hash) (*gitobj.MemoryObject, error) {
-	f, err := os.Open(db.loosePath(h))
+	// Read whole: a loose file is small, and a buffered reader would
+	// allocate more than most of them are.
+	raw, err := os.ReadFile(db.loosePath(h))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	obj, err := decodeLoose(bufio.NewReader(f))
+	obj, err := decodeLoose(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("read loose object %s: %w", h, err)
 	}
@@ -259,6 +259,8 @@ func (db *DB) readLoose(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 }
 
 // decodeLoose inflates a loose object: "<type> <size>\x00" and the content.
+// r should be an io.ByteReader, which the inflater then reads without a
+// buffer of its own.
 func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
 	var zr io.ReadCloser
 	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
@@ -276,22 +278,33 @@ func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
 		zr.Close()
 		zlibReaders.Put(zr)
 	}()
-	br := bufio.NewReader(zr)
-	head, err := br.ReadString(0)
-	if err != nil || len(head) > 32 {
-		return nil, errors.New("malformed header")
+	// The header a byte at a time, so that nothing past it is read before
+	// its size is known: the content is then read into a slice of exactly
+	// that size, with no buffer between.
+	var head [maxLooseHeader]byte
+	n := 0
+	for ; ; n++ {
+		if n == len(head) {
+			return nil, errors.New("malformed header")
+		}
+		if _, err := io.ReadFull(zr, head[n:n+1]); err != nil {
+			return nil, errors.New("malformed header")
+		}
+		if head[n] == 0 {
+			break
+		}
 	}
-	name, sizeText, ok := strings.Cut(strings.TrimSuffix(head, "\x00"), " ")
+	name, sizeText, ok := strings.Cut(string(head[:n]), " ")
 	typ, terr := gitobj.ParseObjectType(name)
 	size, serr := strconv.ParseInt(sizeText, 10, 64)
 	if !ok || terr != nil || serr != nil || size < 0 || !isBaseType(typ) {
-		return nil, fmt.Errorf("malformed header %q", strings.TrimSuffix(head, "\x00"))
+		return nil, fmt.Errorf("malformed header %q", head[:n])
 	}
 	data := make([]byte, size)
-	if _, err := io.ReadFull(br, data); err != nil {
+	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, fmt.Errorf("inflate: %w", err)
 	}
-	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+	if n, err := zr.Read(make([]byte, 1)); n != 0 || err != io.EOF {
 		return nil, errors.New("longer than its header says")
 	}
 	obj := &gitobj.MemoryObject{}

@@ -199,6 +199,14 @@ func TestDBDamagedLoose(t *testing.T) {
 		{"truncated", data[:len(data)/2]},
 		{"not zlib", []byte("plain text")},
 		{"flipped bit", func() []byte { b := bytes.Clone(data); b[len(b)-6] ^= 1; return b }()},
+		// Well-formed zlib around a malformed object.
+		{"no header end", zlibBytes(t, []byte("blob 14"))},
+		{"header too long", zlibBytes(t, []byte("blob "+strings.Repeat("0", 40)+"14\x00to be damaged\n"))},
+		{"no size", zlibBytes(t, []byte("blob\x00to be damaged\n"))},
+		{"negative size", zlibBytes(t, []byte("blob -14\x00to be damaged\n"))},
+		{"unknown type", zlibBytes(t, []byte("blub 14\x00to be damaged\n"))},
+		{"longer than its size", zlibBytes(t, []byte("blob 14\x00to be damaged\n!"))},
+		{"shorter than its size", zlibBytes(t, []byte("blob 14\x00to be damaged"))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
