@@ -297,7 +297,9 @@ func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
 	name, sizeText, ok := strings.Cut(string(head[:n]), " ")
 	typ, terr := gitobj.ParseObjectType(name)
 	size, serr := strconv.ParseInt(sizeText, 10, 64)
-	if !ok || terr != nil || serr != nil || size < 0 || !isBaseType(typ) {
+	// Decimal digits only, as git reads them: no sign, no leading zero.
+	canonical := sizeText != "" && sizeText[0] >= '0' && sizeText[0] <= '9' && (sizeText[0] != '0' || sizeText == "0")
+	if !ok || terr != nil || serr != nil || !canonical || !isBaseType(typ) {
 		return nil, fmt.Errorf("malformed header %q", head[:n])
 	}
 	data := make([]byte, size)
