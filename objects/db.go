@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -224,15 +223,17 @@ func writeLoose(path string, m *gitobj.MemoryObject) error {
 // deflateLoose returns the loose encoding of m: "<type> <size>\x00" and
 // the content, as one zlib stream (RFC 1950). The deflate data comes from
 // klauspost/compress's stateless encoder, whose match table lives on the
-// stack: a compress/flate writer allocates over half a megabyte of tables,
-// and in a process that writes a few small objects, as a step does, the
-// first one took 0.8–1.2 ms against 0.2–0.3 ms for this (see
-// docs/performance.md). The header says "fastest", as git's own loose
-// objects do at its default core.looseCompression.
+// stack and whose token buffer and bit writer come from pools of the
+// package: a compress/flate writer allocates over half a megabyte of
+// tables of its own, and in a process that writes a few small objects, as
+// a step does, the first one took 0.8–1.2 ms against 0.2–0.3 ms for this
+// (docs/performance.md, "Fewer page faults in a step"). The header says
+// "fastest", as git's own loose objects do at its default
+// core.looseCompression.
 func deflateLoose(m *gitobj.MemoryObject) []byte {
 	content := m.Bytes()
 	raw := make([]byte, 0, len(content)+32)
-	raw = fmt.Appendf(raw, "%s %d\x00", m.Type(), m.Size())
+	raw = fmt.Appendf(raw, "%s %d\x00", m.Type(), len(content))
 	raw = append(raw, content...)
 	var out bytes.Buffer
 	out.Grow(len(raw)/2 + 64)
@@ -251,26 +252,31 @@ func (db *DB) readLoose(h gitobj.Hash) (*gitobj.MemoryObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, err := decodeLoose(bytes.NewReader(raw))
+	obj, err := decodeLoose(raw)
 	if err != nil {
 		return nil, fmt.Errorf("read loose object %s: %w", h, err)
 	}
 	return obj, nil
 }
 
-// decodeLoose inflates a loose object: "<type> <size>\x00" and the content.
-// r should be an io.ByteReader, which the inflater then reads without a
-// buffer of its own.
-func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
+// maxDeflateRatio bounds what deflate inflates a byte to: a loose object
+// whose header claims more than its file could hold is damaged, and its
+// size is not allocated.
+const maxDeflateRatio = 1032
+
+// decodeLoose inflates the loose object file raw: a zlib stream of
+// "<type> <size>\x00" and the content, and nothing after it.
+func decodeLoose(raw []byte) (*gitobj.MemoryObject, error) {
+	src := bytes.NewReader(raw) // an io.ByteReader: the inflater reads it with no buffer of its own
 	var zr io.ReadCloser
 	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err := pooled.(zlib.Resetter).Reset(r, nil); err != nil {
+		if err := pooled.(zlib.Resetter).Reset(src, nil); err != nil {
 			return nil, err
 		}
 		zr = pooled
 	} else {
 		var err error
-		if zr, err = zlib.NewReader(r); err != nil {
+		if zr, err = zlib.NewReader(src); err != nil {
 			return nil, err
 		}
 	}
@@ -285,34 +291,50 @@ func decodeLoose(r io.Reader) (*gitobj.MemoryObject, error) {
 	n := 0
 	for ; ; n++ {
 		if n == len(head) {
-			return nil, errors.New("malformed header")
+			return nil, errors.New("malformed header: too long")
 		}
 		if _, err := io.ReadFull(zr, head[n:n+1]); err != nil {
-			return nil, errors.New("malformed header")
+			return nil, fmt.Errorf("malformed header: %w", err)
 		}
 		if head[n] == 0 {
 			break
 		}
 	}
-	name, sizeText, ok := strings.Cut(string(head[:n]), " ")
-	typ, terr := gitobj.ParseObjectType(name)
-	size, serr := strconv.ParseInt(sizeText, 10, 64)
-	// Decimal digits only, as git reads them: no sign, no leading zero.
-	canonical := sizeText != "" && sizeText[0] >= '0' && sizeText[0] <= '9' && (sizeText[0] != '0' || sizeText == "0")
-	if !ok || terr != nil || serr != nil || !canonical || !isBaseType(typ) {
+	name, sizeText, ok := bytes.Cut(head[:n], []byte{' '})
+	typ, terr := gitobj.ParseObjectType(string(name))
+	size, sok := looseSize(sizeText)
+	if !ok || terr != nil || !sok || !isBaseType(typ) {
 		return nil, fmt.Errorf("malformed header %q", head[:n])
+	}
+	if size > maxDeflateRatio*int64(len(raw)) {
+		return nil, fmt.Errorf("header says %d bytes, more than a file of %d can hold", size, len(raw))
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, fmt.Errorf("inflate: %w", err)
 	}
-	if n, err := zr.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+	switch n, err := zr.Read(make([]byte, 1)); {
+	case n != 0:
 		return nil, errors.New("longer than its header says")
+	case err != io.EOF:
+		return nil, fmt.Errorf("inflate: %w", err)
+	case src.Len() != 0:
+		return nil, errors.New("garbage after its zlib stream")
 	}
 	obj := &gitobj.MemoryObject{}
 	obj.SetType(typ)
 	obj.Write(data)
 	return obj, nil
+}
+
+// looseSize parses the size in a loose object's header as git does:
+// decimal digits, no sign, no leading zero.
+func looseSize(text []byte) (int64, bool) {
+	if len(text) == 0 || text[0] < '0' || text[0] > '9' || (text[0] == '0' && len(text) > 1) {
+		return 0, false
+	}
+	size, err := strconv.ParseInt(string(text), 10, 64)
+	return size, err == nil
 }
 
 func isBaseType(t gitobj.ObjectType) bool {

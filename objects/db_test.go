@@ -46,7 +46,9 @@ func TestDBLooseWrite(t *testing.T) {
 	// deflate blocks, as does anything over 32 KiB.
 	random := make([]byte, 100_000)
 	rand.NewChaCha8([32]byte{1}).Read(random)
-	contents := []string{"", "one\n", "nul\x00inside\xff", strings.Repeat("a", 32767),
+	// With its 11-byte header, 32756 bytes of content make a stream of
+	// exactly one stateless deflate block, 32757 one byte more.
+	contents := []string{"", "one\n", "nul\x00inside\xff", strings.Repeat("a", 32756), strings.Repeat("a", 32757),
 		strings.Repeat("large and compressible ", 50000), string(random)}
 	for _, c := range contents {
 		h := putBlob(t, db, c)
@@ -210,6 +212,8 @@ func TestDBDamagedLoose(t *testing.T) {
 		{"unknown type", zlibBytes(t, []byte("blub 14\x00to be damaged\n"))},
 		{"longer than its size", zlibBytes(t, []byte("blob 14\x00to be damaged\n!"))},
 		{"shorter than its size", zlibBytes(t, []byte("blob 14\x00to be damaged"))},
+		{"huge size", zlibBytes(t, []byte("blob 99999999999999\x00to be damaged\n"))},
+		{"garbage after the stream", append(bytes.Clone(data), 0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,7 +328,7 @@ func FuzzDecodeLoose(f *testing.F) {
 		if compress {
 			file = zlibBytes(t, b)
 		}
-		obj, err := decodeLoose(bytes.NewReader(file))
+		obj, err := decodeLoose(file)
 		if err != nil {
 			return
 		}
@@ -334,8 +338,8 @@ func FuzzDecodeLoose(f *testing.F) {
 				t.Fatalf("decodeLoose(%q) read header %q as %q", b, head, want)
 			}
 		}
-		if !isBaseType(obj.Type()) || obj.Size() != int64(len(obj.Bytes())) {
-			t.Fatalf("decodeLoose(%q) = %s of size %d with %d bytes", b, obj.Type(), obj.Size(), len(obj.Bytes()))
+		if !isBaseType(obj.Type()) {
+			t.Fatalf("decodeLoose(%q) = %s", b, obj.Type())
 		}
 		if compress {
 			_, content, _ := bytes.Cut(b, []byte{0})
@@ -343,7 +347,7 @@ func FuzzDecodeLoose(f *testing.F) {
 				t.Fatalf("decodeLoose(%q) content %q", b, obj.Bytes())
 			}
 		}
-		again, err := decodeLoose(bytes.NewReader(deflateLoose(obj)))
+		again, err := decodeLoose(deflateLoose(obj))
 		if err != nil {
 			t.Fatalf("decodeLoose(deflateLoose(%s %q)): %v", obj.Type(), obj.Bytes(), err)
 		}

@@ -507,11 +507,8 @@ func (r *ObjectReader) parseLoose(raw []byte) (gitobj.ObjectType, []byte, error)
 	if err != nil || (typ != gitobj.CommitObject && typ != gitobj.TreeObject && typ != gitobj.BlobObject && typ != gitobj.TagObject) {
 		return 0, nil, fmt.Errorf("%w: loose object of type %q", errPackEntry, name)
 	}
-	if len(num) == 0 || (num[0] == '0' && len(num) > 1) {
-		return 0, nil, fmt.Errorf("%w: loose object size %q", errPackEntry, num)
-	}
-	size, err := strconv.ParseInt(string(num), 10, 64)
-	if err != nil || size < 0 {
+	size, ok := looseSize(num)
+	if !ok {
 		return 0, nil, fmt.Errorf("%w: loose object size %q", errPackEntry, num)
 	}
 	if size > r.limit {
@@ -529,6 +526,9 @@ func (r *ObjectReader) parseLoose(raw []byte) (gitobj.ObjectType, []byte, error)
 	_, _ = r.adler.Write(data)
 	if err := r.endStream(&r.br, r.adler.Sum32()); err != nil {
 		return 0, nil, err
+	}
+	if r.br.Len() != 0 {
+		return 0, nil, fmt.Errorf("%w: garbage after the zlib stream of a loose object", errPackEntry)
 	}
 	return typ, data, nil
 }

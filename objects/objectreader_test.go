@@ -164,6 +164,8 @@ func TestObjectReaderDamagedLoose(t *testing.T) {
 		{"size too large", zlibBytes(t, []byte("blob 13\x00the content\n"))},
 		{"size with a leading zero", zlibBytes(t, []byte("blob 012\x00the content\n"))},
 		{"negative size", zlibBytes(t, []byte("blob -12\x00the content\n"))},
+		{"signed size", zlibBytes(t, []byte("blob +12\x00the content\n"))},
+		{"garbage after the stream", append(zlibBytes(t, []byte("blob 12\x00the content\n")), 0)},
 		{"size not a number", zlibBytes(t, []byte("blob x\x00the content\n"))},
 		{"no size", zlibBytes(t, []byte("blob\x00the content\n"))},
 		{"header without its end", zlibBytes(t, []byte("blob 12 the content and a long line without a NUL\n"))},
