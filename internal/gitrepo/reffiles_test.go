@@ -162,7 +162,9 @@ func TestRefFilesMappedPackedRefs(t *testing.T) {
 	one := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
 	var in strings.Builder
 	n := 0
-	for ; in.Len() < 2*mapPackedRefsFrom; n++ {
+	// Mapped, and long enough that a listing takes one copy of its
+	// records (listCopyFrom) rather than a copy of each.
+	for ; in.Len() < 2*mapPackedRefsFrom || n <= 2*listCopyFrom; n++ {
 		fmt.Fprintf(&in, "create refs/uwf/threads/T%06d %s\n", n, one)
 	}
 	cmd := exec.Command("git", "update-ref", "--stdin")
