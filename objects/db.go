@@ -284,27 +284,10 @@ func decodeLoose(raw []byte) (*gitobj.MemoryObject, error) {
 		zr.Close()
 		zlibReaders.Put(zr)
 	}()
-	// The header a byte at a time, so that nothing past it is read before
-	// its size is known: the content is then read into a slice of exactly
-	// that size, with no buffer between.
 	var head [maxLooseHeader]byte
-	n := 0
-	for ; ; n++ {
-		if n == len(head) {
-			return nil, errors.New("malformed header: too long")
-		}
-		if _, err := io.ReadFull(zr, head[n:n+1]); err != nil {
-			return nil, fmt.Errorf("malformed header: %w", err)
-		}
-		if head[n] == 0 {
-			break
-		}
-	}
-	name, sizeText, ok := bytes.Cut(head[:n], []byte{' '})
-	typ, terr := gitobj.ParseObjectType(string(name))
-	size, sok := looseSize(sizeText)
-	if !ok || terr != nil || !sok || !isBaseType(typ) {
-		return nil, fmt.Errorf("malformed header %q", head[:n])
+	typ, size, _, err := readLooseHeader(zr, &head)
+	if err != nil {
+		return nil, err
 	}
 	if size > maxDeflateRatio*int64(len(raw)) {
 		return nil, fmt.Errorf("header says %d bytes, more than a file of %d can hold", size, len(raw))
@@ -325,6 +308,47 @@ func decodeLoose(raw []byte) (*gitobj.MemoryObject, error) {
 	obj.SetType(typ)
 	obj.Write(data)
 	return obj, nil
+}
+
+// errLooseHeader marks a loose object header that is not "<type>
+// <size>\x00" as git writes one.
+var errLooseHeader = errors.New("malformed loose object header")
+
+// maxLooseHeader bounds the "<type> <size>\x00" header of a loose object.
+const maxLooseHeader = 32
+
+// readLooseHeader reads the header of a loose object from its inflated
+// stream zr into head, a byte at a time, so that nothing past it is read
+// before its size is known: the content can then go straight into a
+// slice of that size. It returns the type, the size and the header's
+// length with its NUL. A header git would refuse is an error wrapping
+// errLooseHeader; one zr fails to inflate, "inflate: " and zr's error.
+func readLooseHeader(zr io.Reader, head *[maxLooseHeader]byte) (gitobj.ObjectType, int64, int, error) {
+	n := 0
+	for ; ; n++ {
+		if n == len(head) {
+			return 0, 0, 0, fmt.Errorf("%w: longer than %d bytes", errLooseHeader, maxLooseHeader)
+		}
+		if _, err := io.ReadFull(zr, head[n:n+1]); err != nil {
+			return 0, 0, 0, fmt.Errorf("inflate: %w", err)
+		}
+		if head[n] == 0 {
+			break
+		}
+	}
+	name, num, ok := bytes.Cut(head[:n], []byte{' '})
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("%w %q: no size", errLooseHeader, head[:n])
+	}
+	typ, err := gitobj.ParseObjectType(string(name))
+	if err != nil || !isBaseType(typ) {
+		return 0, 0, 0, fmt.Errorf("%w: type %q", errLooseHeader, name)
+	}
+	size, ok := looseSize(num)
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("%w: size %q", errLooseHeader, num)
+	}
+	return typ, size, n + 1, nil
 }
 
 // looseSize parses the size in a loose object's header as git does:

@@ -473,9 +473,6 @@ func (r *ObjectReader) loose(h gitobj.Hash) (gitobj.ObjectType, []byte, error) {
 	return typ, data, nil
 }
 
-// maxLooseHeader bounds the "<type> <size>\0" header of a loose object.
-const maxLooseHeader = 32
-
 // parseLoose inflates the content of a loose object file: a zlib stream of
 // "<type> <decimal size>\0" and the content, exactly size bytes.
 func (r *ObjectReader) parseLoose(raw []byte) (gitobj.ObjectType, []byte, error) {
@@ -483,33 +480,12 @@ func (r *ObjectReader) parseLoose(raw []byte) (gitobj.ObjectType, []byte, error)
 	if err := r.startStream(&r.br); err != nil {
 		return 0, nil, err
 	}
-	// The header is read a byte at a time, so that no content is read
-	// before its size is known to be within the limit.
 	var head [maxLooseHeader]byte
-	n := 0
-	for {
-		if n == len(head) {
-			return 0, nil, fmt.Errorf("%w: loose object header too long", errPackEntry)
-		}
-		if _, err := io.ReadFull(r.fr, head[n:n+1]); err != nil {
-			return 0, nil, fmt.Errorf("inflate: %w", err)
-		}
-		if head[n] == 0 {
-			break
-		}
-		n++
-	}
-	name, num, ok := bytes.Cut(head[:n], []byte{' '})
-	if !ok {
-		return 0, nil, fmt.Errorf("%w: loose object header without a size", errPackEntry)
-	}
-	typ, err := gitobj.ParseObjectType(string(name))
-	if err != nil || (typ != gitobj.CommitObject && typ != gitobj.TreeObject && typ != gitobj.BlobObject && typ != gitobj.TagObject) {
-		return 0, nil, fmt.Errorf("%w: loose object of type %q", errPackEntry, name)
-	}
-	size, ok := looseSize(num)
-	if !ok {
-		return 0, nil, fmt.Errorf("%w: loose object size %q", errPackEntry, num)
+	typ, size, headLen, err := readLooseHeader(r.fr, &head)
+	if errors.Is(err, errLooseHeader) {
+		return 0, nil, fmt.Errorf("%w: %w", errPackEntry, err)
+	} else if err != nil {
+		return 0, nil, err
 	}
 	if size > r.limit {
 		return 0, nil, errTooLarge
@@ -522,7 +498,7 @@ func (r *ObjectReader) parseLoose(raw []byte) (gitobj.ObjectType, []byte, error)
 		r.adler = adler32.New()
 	}
 	r.adler.Reset()
-	_, _ = r.adler.Write(head[:n+1])
+	_, _ = r.adler.Write(head[:headLen])
 	_, _ = r.adler.Write(data)
 	if err := r.endStream(&r.br, r.adler.Sum32()); err != nil {
 		return 0, nil, err
