@@ -220,11 +220,11 @@ func (f *RefFiles) packedRefs() (*packedRefs, error) {
 }
 
 // mapPackedRefsFrom is the size from which packed-refs is mapped rather
-// than read (git maps it from one byte more): a step at 100,000 threads spent half its time
-// copying an 8.5 MB file into memory to look up a handful of names, and
-// at 10,000 threads the copy of an 0.9 MB file took a fifth of a step's
-// page faults (each new page of memory is one; the mapping faults only
-// where a lookup looks, 64 KiB at a time).
+// than read (git maps it from one byte more): a step at 100,000 threads
+// spent half its time copying an 8.5 MB file into memory to look up a
+// handful of names, and at 10,000 threads the copy of a 0.9 MB file took
+// a fifth of a step's page faults (each new page of memory is one; the
+// mapping faults only where a lookup looks, 64 KiB at a time).
 const mapPackedRefsFrom = 32 << 10
 
 // readPackedRefs reads the packed-refs file at path, mapped from
