@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -231,12 +231,21 @@ func TestCancelledGitLeavesNoLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdin, feed := io.Pipe()
+	// stdin is a real pipe kept open to the end: git, waiting on it, can
+	// only stop for the cancel (an EOF would end the transaction as well).
+	stdin, feed, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	defer feed.Close()
+	replies, stdout := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.Run(ctx, stdin, "update-ref", "--stdin")
+		err := r.Stream(ctx, stdin, stdout, nil, "update-ref", "--stdin")
+		stdout.Close()
 		done <- err
 	}()
 	// Prepared, the transaction holds the ref's lock until it is
@@ -244,17 +253,22 @@ func TestCancelledGitLeavesNoLock(t *testing.T) {
 	if _, err := io.WriteString(feed, "start\nupdate refs/heads/held "+head+"\nprepare\n"); err != nil {
 		t.Fatal(err)
 	}
-	lock := filepath.Join(dir, ".git", "refs", "heads", "held.lock")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(lock); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("git update-ref never took the ref's lock")
+	// git answers "prepare: ok" once it holds the lock and has registered
+	// it for removal. The lock file alone is no signal: git creates it a
+	// moment before registering it, and a SIGTERM in between leaves it.
+	lines := bufio.NewReader(replies)
+	for _, want := range []string{"start: ok\n", "prepare: ok\n"} {
+		got, err := lines.ReadString('\n')
+		if err != nil || got != want {
+			t.Fatalf("git update-ref replied %q (%v), want %q", got, err, want)
 		}
 	}
+	go io.Copy(io.Discard, lines)
+	lock := filepath.Join(dir, ".git", "refs", "heads", "held.lock")
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("the prepared transaction holds no lock: %v", err)
+	}
 	cancel()
-	feed.Close()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run: %v, want context.Canceled", err)
 	}
