@@ -189,38 +189,16 @@ func TestDBReadsThroughGit(t *testing.T) {
 func TestDBDamagedLoose(t *testing.T) {
 	_, gitDir := newGitRepo(t)
 	db := mustStorer(t, gitDir)
-	h := putBlob(t, db, "to be damaged\n")
+	const content = "to be damaged\n"
+	h := putBlob(t, db, content)
 	path := db.loosePath(h)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		data []byte
-	}{
-		{"truncated", data[:len(data)/2]},
-		{"not zlib", []byte("plain text")},
-		{"flipped bit", func() []byte { b := bytes.Clone(data); b[len(b)-6] ^= 1; return b }()},
-		// Well-formed zlib around a malformed object.
-		{"no header end", zlibBytes(t, []byte("blob 14"))},
-		{"header too long", zlibBytes(t, []byte("blob "+strings.Repeat("0", 40)+"14\x00to be damaged\n"))},
-		{"no size", zlibBytes(t, []byte("blob\x00to be damaged\n"))},
-		{"negative size", zlibBytes(t, []byte("blob -14\x00to be damaged\n"))},
-		{"signed size", zlibBytes(t, []byte("blob +14\x00to be damaged\n"))},
-		{"size with a leading zero", zlibBytes(t, []byte("blob 014\x00to be damaged\n"))},
-		{"unknown type", zlibBytes(t, []byte("blub 14\x00to be damaged\n"))},
-		{"longer than its size", zlibBytes(t, []byte("blob 14\x00to be damaged\n!"))},
-		{"shorter than its size", zlibBytes(t, []byte("blob 14\x00to be damaged"))},
-		{"huge size", zlibBytes(t, []byte("blob 99999999999999\x00to be damaged\n"))},
-		{"garbage after the stream", append(bytes.Clone(data), 0)},
-	}
+	tests := damagedLooseFiles(t, content)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if err := os.Chmod(path, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+			if err := os.WriteFile(path, tt.file, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			obj, err := mustStorer(t, gitDir).EncodedObject(gitobj.AnyObject, h)
