@@ -2,7 +2,6 @@ package objects
 
 import (
 	"bytes"
-	"compress/zlib"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -268,17 +267,9 @@ const maxDeflateRatio = 1032
 // "<type> <size>\x00" and the content, and nothing after it.
 func decodeLoose(raw []byte) (*gitobj.MemoryObject, error) {
 	src := bytes.NewReader(raw) // an io.ByteReader: the inflater reads it with no buffer of its own
-	var zr io.ReadCloser
-	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err := pooled.(zlib.Resetter).Reset(src, nil); err != nil {
-			return nil, err
-		}
-		zr = pooled
-	} else {
-		var err error
-		if zr, err = zlib.NewReader(src); err != nil {
-			return nil, err
-		}
+	zr, err := zlibReader(src)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		zr.Close()
